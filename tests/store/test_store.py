@@ -1,0 +1,48 @@
+"""Opening a store: migrations, the SQLite file's mode, the schema matching the models."""
+
+from __future__ import annotations
+
+import stat
+
+import pytest
+from sqlalchemy import inspect
+from sqlmodel import SQLModel
+
+import viva_store.db.tables  # noqa: F401 - registers the table models
+from viva_store.config import Config
+from viva_store.db.migrate import current_revision, head_revision
+from viva_store.store import Store
+
+
+def test_a_new_store_is_migrated_to_head(store: Store) -> None:
+    assert store.read(current_revision) == head_revision()
+
+
+def test_reopening_is_idempotent(config: Config) -> None:
+    Store.open(config).close()
+    again = Store.open(config)
+    assert again.read(current_revision) == head_revision()
+    again.close()
+
+
+def test_migrations_build_what_the_models_describe(store: Store) -> None:
+    inspector = inspect(store.engine)
+    for name, table in SQLModel.metadata.tables.items():
+        built = {col["name"] for col in inspector.get_columns(name)}
+        assert built == {col.name for col in table.columns}, name
+
+
+def test_sqlite_file_and_wal_are_private(config: Config) -> None:
+    if not config.is_sqlite:
+        pytest.skip("file modes concern the SQLite store")
+    store = Store.open(config)
+    store.write(lambda c: c.exec_driver_sql("CREATE TABLE probe (x INTEGER)"))
+    db = config.home / "viva.db"
+    for path in (db, db.with_name("viva.db-wal")):
+        assert stat.S_IMODE(path.stat().st_mode) == 0o600, path
+    mode = store.read(lambda c: c.exec_driver_sql("PRAGMA journal_mode").scalar())
+    assert mode == "wal"
+    assert store.read(lambda c: c.exec_driver_sql("PRAGMA busy_timeout").scalar()) >= 5000
+    assert store.read(lambda c: c.exec_driver_sql("PRAGMA foreign_keys").scalar()) == 1
+    assert store.read(lambda c: c.exec_driver_sql("PRAGMA recursive_triggers").scalar()) == 1
+    store.close()

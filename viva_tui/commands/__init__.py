@@ -1,0 +1,1 @@
+"""The ``viva`` command groups, one module each (mounted in :mod:`viva_tui.cli`)."""
