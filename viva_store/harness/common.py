@@ -54,7 +54,10 @@ def parse_timestamp(value: Any) -> datetime | None:
             return None
     if parsed.tzinfo is None:
         return parsed.replace(tzinfo=UTC)
-    return parsed.astimezone(UTC)
+    try:
+        return parsed.astimezone(UTC)
+    except (OverflowError, ValueError):
+        return None
 
 
 def _from_epoch(number: float) -> datetime | None:
@@ -216,3 +219,114 @@ def sqlite_retry(action: Any, attempts: int = 3, delay: float = 0.2) -> Any:
                 raise
             time.sleep(delay * (attempt + 1))
     return None
+
+
+# -- appended for the claude-code and codex readers ---------------------------
+
+# Between a user-set name (custom) and a model-written title (ai): Claude's
+# ``agent-name`` lines name the agent a session runs as.
+TITLE_RANK_AGENT_NAME = 35
+
+TOOL_INPUT_LINE_LIMIT = 200
+# Argument keys that say best what a tool call does, most telling first.
+_TOOL_INPUT_KEYS = (
+    "command",
+    "cmd",
+    "file_path",
+    "notebook_path",
+    "path",
+    "filePath",
+    "pattern",
+    "url",
+    "query",
+    "description",
+    "prompt",
+    "skill",
+    "name",
+)
+_PATCH_HEADERS = ("*** Add File: ", "*** Update File: ", "*** Delete File: ")
+
+
+def one_line(text: str, limit: int = TOOL_INPUT_LINE_LIMIT) -> str:
+    """``text`` with runs of whitespace (newlines included) folded to one space, then cut."""
+    return truncate(" ".join(text.split()), limit)
+
+
+def tool_input_line(value: Any, limit: int = TOOL_INPUT_LINE_LIMIT) -> str | None:
+    """A one-line summary (≤ ``limit`` chars) of a tool call's input.
+
+    JSON text is decoded first; an object is summarised by its most telling
+    argument (the command, file path, pattern, URL, query, description...);
+    a ``bash -lc <script>`` argv by its script; an ``apply_patch`` body by
+    the files it touches. Anything else becomes compact JSON.
+    """
+    if isinstance(value, str):
+        stripped = value.strip()
+        if stripped.startswith("*** Begin Patch"):
+            files = [
+                line.strip()[4:]
+                for line in stripped.splitlines()
+                if line.strip().startswith(_PATCH_HEADERS)
+            ]
+            return one_line("; ".join(files) or stripped, limit) or None
+        decoded = loads_or_none(value) if stripped[:1] in ("{", "[") else None
+        if decoded is None:
+            return one_line(value, limit) or None
+        value = decoded
+    if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+        argv = [str(v) for v in value]
+        if len(argv) >= 3 and argv[-2] in ("-lc", "-c"):
+            return one_line(argv[-1], limit) or None
+        return one_line(" ".join(argv), limit) or None
+    if isinstance(value, dict):
+        for key in _TOOL_INPUT_KEYS:
+            found = value.get(key)
+            if isinstance(found, str | list) and found:
+                return tool_input_line(found, limit)
+        if not value:
+            return None
+    if value is None:
+        return None
+    return one_line(compact_json(value), limit) or None
+
+
+def without_keys_deep(value: Any, keys: frozenset[str]) -> Any:
+    """A copy of ``value`` with every object key in ``keys`` removed, at any depth.
+
+    Iterative, so a deeply nested record cannot exhaust the recursion limit.
+    Used to drop opaque blobs (e.g. Codex ``encrypted_content``) from kept records.
+    """
+    if not isinstance(value, dict | list):
+        return value
+    root: Any = {} if isinstance(value, dict) else []
+    stack: list[tuple[Any, Any]] = [(value, root)]
+    while stack:
+        src, dst = stack.pop()
+        items = src.items() if isinstance(src, dict) else enumerate(src)
+        for k, v in items:
+            if isinstance(src, dict) and k in keys:
+                continue
+            if isinstance(v, dict | list):
+                child: Any = {} if isinstance(v, dict) else []
+                stack.append((v, child))
+                v = child
+            if isinstance(dst, dict):
+                dst[k] = v
+            else:
+                dst.append(v)
+    return root
+
+
+def short_digest(text: str) -> str:
+    """A 16-hex-digit digest of ``text`` (for remembering text in reader state)."""
+    import hashlib  # kept local: this block is appended to a file other readers share
+
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
+
+
+def remember(mapping: dict[str, Any], key: str, value: Any, cap: int) -> None:
+    """Set ``mapping[key] = value`` as the newest entry, dropping the oldest beyond ``cap``."""
+    mapping.pop(key, None)
+    mapping[key] = value
+    while len(mapping) > cap:
+        del mapping[next(iter(mapping))]
