@@ -43,7 +43,7 @@ from viva_store.harness.common import (
     join_text,
     loads_or_none,
     parse_timestamp,
-    summarize_tool_input,
+    tool_input_line,
 )
 from viva_store.harness.model import (
     Message,
@@ -378,7 +378,7 @@ class _PiParser:
                     at=at,
                     model=model,
                     tool=as_str(call.get("name")),
-                    tool_input=summarize_tool_input(call.get("arguments")),
+                    tool_input=tool_input_line(call.get("arguments")),
                     kind="tool_call",
                 )
             )
