@@ -287,7 +287,15 @@ def tool_input_line(value: Any, limit: int = TOOL_INPUT_LINE_LIMIT) -> str | Non
             return None
     if value is None:
         return None
-    return one_line(compact_json(value), limit) or None
+    return one_line(json_text(value), limit) or None
+
+
+def json_text(value: Any) -> str:
+    """:func:`compact_json`, but ``""`` for a value nested too deep even to ``repr``."""
+    try:
+        return compact_json(value)
+    except (RecursionError, ValueError):
+        return ""
 
 
 def without_keys_deep(value: Any, keys: frozenset[str]) -> Any:
