@@ -74,3 +74,46 @@ class IssuedGrant(JsonRecord):
 
 
 __all__ = ["GrantRecord", "IssuedGrant", "JsonRecord", "MemberRecord", "SkillRecord", "asdict"]
+
+
+@dataclass(frozen=True, slots=True)
+class SessionRecord(JsonRecord):
+    """A recovered session with its current attribution."""
+
+    id: str
+    harness: str
+    native_id: str
+    project: str | None
+    cwd: str | None
+    started_at: datetime | None
+    ended_at: datetime | None
+    title: str | None
+    message_count: int
+    member: str | None
+    status: str  # unattributed | attributed | nobody
+    parent_id: str | None = None
+    relation: str | None = None
+    git_branch: str | None = None
+    models: tuple[str, ...] = ()
+    entrypoint: str | None = None
+    originator: str | None = None
+    tokens: dict[str, int] | None = None
+    attribution_source: str = "none"
+    note: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class MessageRecord(JsonRecord):
+    """One redacted transcript item."""
+
+    seq: int
+    role: str
+    at: datetime | None
+    text: str
+    tool: str | None
+    tool_input: str | None = None
+    tool_result: str | None = None
+    sidechain: bool = False
+    synthetic: bool = False
+    model: str | None = None
+    kind: str = ""

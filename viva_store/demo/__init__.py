@@ -1,0 +1,1 @@
+"""Synthetic team history written as real harness files (demo, tests, benchmarks)."""

@@ -1,0 +1,249 @@
+"""Attribution (DESIGN I6): who a recovered session belongs to, and why.
+
+The log is ``classification`` (append-only): the owner's ``member`` /
+``nobody`` / ``unclassify`` decisions and ``execution`` events written when
+a session matches the record of a launch through Viva. ``attribution`` is
+derived from it and can be rebuilt at any time:
+
+* a session's own latest event decides;
+* with none, a sub-agent session follows its parent;
+* otherwise it is unattributed and waits in the owner's queue.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+from sqlalchemy import Connection, and_, delete, func, insert, or_, select, update
+
+from viva_store.clock import as_utc
+from viva_store.db.tables import Attribution, Classification, Execution, Session
+
+A = Attribution.__table__  # type: ignore[attr-defined]
+C = Classification.__table__  # type: ignore[attr-defined]
+E = Execution.__table__  # type: ignore[attr-defined]
+S = Session.__table__  # type: ignore[attr-defined]
+IN_BATCH = 500
+
+
+@dataclass(frozen=True, slots=True)
+class Derived:
+    status: str
+    member: str | None
+    source: str
+    classification_id: int | None
+    note: str = ""
+
+
+UNATTRIBUTED = Derived("unattributed", None, "none", None)
+
+
+def _chunks(values: list[Any]) -> Iterable[list[Any]]:
+    for start in range(0, len(values), IN_BATCH):
+        yield values[start : start + IN_BATCH]
+
+
+def _own(event: Any) -> Derived:
+    if event.action in ("member", "execution"):
+        source = "execution" if event.action == "execution" else "owner"
+        return Derived("attributed", event.member, source, event.id, event.note)
+    if event.action == "nobody":
+        return Derived("nobody", None, "owner", event.id, event.note)
+    return Derived("unattributed", None, "none", event.id, event.note)
+
+
+def _latest_events(conn: Connection, ids: list[str]) -> dict[str, Any]:
+    latest: dict[str, Any] = {}
+    for part in _chunks(ids):
+        newest = (
+            select(C.c.session_id, func.max(C.c.id).label("id"))
+            .where(C.c.session_id.in_(part))
+            .group_by(C.c.session_id)
+            .subquery()
+        )
+        for row in conn.execute(select(C).join(newest, C.c.id == newest.c.id)):
+            latest[row.session_id] = row
+    return latest
+
+
+def rebuild(conn: Connection, session_ids: Iterable[str] | None = None) -> set[str]:
+    """Recompute ``attribution`` for these sessions (all when None) and their sub-agents.
+
+    Returns the members whose attributed sessions may have changed (their
+    session axis moved, so their skill weights need rebuilding).
+    """
+    if session_ids is None:
+        sessions = {
+            r.id: r
+            for r in conn.execute(select(S.c.id, S.c.harness, S.c.native_id, S.c.parent_native_id))
+        }
+    else:
+        sessions = {}
+        for part in _chunks(sorted(set(session_ids))):
+            for row in conn.execute(
+                select(S.c.id, S.c.harness, S.c.native_id, S.c.parent_native_id).where(
+                    S.c.id.in_(part)
+                )
+            ):
+                sessions[row.id] = row
+        frontier = list(sessions.values())
+        while frontier:  # sub-agents (and their sub-agents) follow their parent
+            children = []
+            for part in _chunks([(r.harness, r.native_id) for r in frontier]):
+                cond = [and_(S.c.harness == h, S.c.parent_native_id == n) for h, n in part]
+                for row in conn.execute(
+                    select(S.c.id, S.c.harness, S.c.native_id, S.c.parent_native_id).where(
+                        or_(*cond)
+                    )
+                ):
+                    if row.id not in sessions:
+                        sessions[row.id] = row
+                        children.append(row)
+            frontier = children
+    ids = list(sessions)
+    before = {}
+    for part in _chunks(ids):
+        for row in conn.execute(select(A.c.session_id, A.c.member).where(A.c.session_id.in_(part))):
+            before[row.session_id] = row.member
+    latest = _latest_events(conn, ids)
+    by_native = {(r.harness, r.native_id): r.id for r in sessions.values()}
+    derived: dict[str, Derived] = {}
+
+    def resolve(sid: str, depth: int = 0) -> Derived:
+        if sid in derived:
+            return derived[sid]
+        row = sessions[sid]
+        result = UNATTRIBUTED
+        if sid in latest:
+            result = _own(latest[sid])
+        elif row.parent_native_id and depth < 32:
+            parent = by_native.get((row.harness, row.parent_native_id))
+            if parent is not None:
+                from_parent = resolve(parent, depth + 1)
+            else:
+                from_parent = _stored(conn, row.harness, row.parent_native_id)
+            if from_parent.status != "unattributed":
+                result = Derived(from_parent.status, from_parent.member, "parent", None)
+        derived[sid] = result
+        return result
+
+    for sid in ids:
+        resolve(sid)
+    keep_notes = _notes(conn, ids)
+    for part in _chunks(ids):
+        conn.execute(delete(A).where(A.c.session_id.in_(part)))
+    rows = [
+        {
+            "session_id": sid,
+            "status": d.status,
+            "member": d.member,
+            "source": d.source,
+            "classification_id": d.classification_id,
+            "note": d.note or (keep_notes.get(sid, "") if d.status == "unattributed" else ""),
+        }
+        for sid, d in derived.items()
+    ]
+    if rows:
+        conn.execute(insert(A), rows)
+    changed = {
+        m
+        for sid, d in derived.items()
+        for m in (d.member, before.get(sid))
+        if m and d.member != before.get(sid)
+    }
+    return changed
+
+
+def _stored(conn: Connection, harness: str, native_id: str) -> Derived:
+    row = conn.execute(
+        select(A)
+        .join(S, S.c.id == A.c.session_id)
+        .where(S.c.harness == harness, S.c.native_id == native_id)
+    ).first()
+    if row is None:
+        return UNATTRIBUTED
+    return Derived(row.status, row.member, row.source, row.classification_id)
+
+
+def _notes(conn: Connection, ids: list[str]) -> dict[str, str]:
+    notes: dict[str, str] = {}
+    for part in _chunks(ids):
+        for row in conn.execute(
+            select(A.c.session_id, A.c.note).where(A.c.session_id.in_(part), A.c.note != "")
+        ):
+            notes[row.session_id] = row.note
+    return notes
+
+
+def match_executions(
+    conn: Connection, session_ids: Iterable[str], window: timedelta, now: Any
+) -> set[str]:
+    """Attribute new sessions that match an execution record; note ambiguous ones.
+
+    A session matches by the harness's own session id when the execution knows
+    it; else by harness, cwd and a start within ``window`` of the execution's
+    start. Exactly one candidate attributes; several attribute nothing and the
+    reason is kept as the session's note. Sessions with a classification of
+    their own, and sub-agent sessions (they follow their parent), are left alone.
+    """
+    ids = sorted(set(session_ids))
+    if not ids:
+        return set()
+    latest = _latest_events(conn, ids)
+    claimed = set(
+        conn.execute(select(C.c.execution_id).where(C.c.execution_id.is_not(None))).scalars()
+    )
+    events: list[dict[str, Any]] = []
+    notes: dict[str, str] = {}
+    for part in _chunks(ids):
+        for s in conn.execute(select(S).where(S.c.id.in_(part))):
+            if s.id in latest or s.parent_native_id:
+                continue
+            exact = list(
+                conn.execute(
+                    select(E).where(E.c.harness == s.harness, E.c.native_session_id == s.native_id)
+                )
+            )
+            candidates = exact
+            if not exact and s.started_at is not None and s.cwd:
+                start = as_utc(s.started_at)
+                rows = conn.execute(
+                    select(E).where(
+                        E.c.harness == s.harness,
+                        E.c.cwd == s.cwd,
+                        E.c.native_session_id.is_(None),
+                        E.c.started_at >= start - window,
+                        E.c.started_at <= start + window,
+                    )
+                )
+                candidates = [e for e in rows if e.id not in claimed]
+            if len(candidates) == 1:
+                execution = candidates[0]
+                claimed.add(execution.id)
+                events.append(
+                    {
+                        "session_id": s.id,
+                        "action": "execution",
+                        "member": execution.member,
+                        "execution_id": execution.id,
+                        "actor": "viva",
+                        "at": now,
+                        "note": f"launched through Viva as execution {execution.id}",
+                    }
+                )
+            elif len(candidates) > 1:
+                names = ", ".join(f"{e.id} ({e.member})" for e in candidates)
+                notes[s.id] = (
+                    f"ambiguous: {len(candidates)} executions match ({names}); left for the owner"
+                )
+    if events:
+        conn.execute(insert(C), events)
+    changed = rebuild(conn, ids)
+    for sid, note in notes.items():
+        conn.execute(
+            update(A).where(A.c.session_id == sid, A.c.status == "unattributed").values(note=note)
+        )
+    return changed

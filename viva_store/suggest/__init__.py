@@ -1,0 +1,1 @@
+"""Suggesting a member for a queued session: pure model code, no I/O."""
