@@ -7,7 +7,7 @@ import sys
 
 import typer
 
-from viva_tui.commands import skills, team
+from viva_tui.commands import importing, principles, recall, sessions, skills, team
 
 app = typer.Typer(
     name="viva",
@@ -16,8 +16,13 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     no_args_is_help=True,
 )
-app.registered_commands += team.app.registered_commands
+for group in (team.app, importing.app, sessions.app, skills.top, recall.app):
+    app.registered_commands += group.registered_commands
+app.add_typer(sessions.session_app, name="session")
 app.add_typer(skills.app, name="skill")
+app.add_typer(principles.app, name="principle")
+app.add_typer(principles.report_app, name="report")
+app.add_typer(recall.state_app, name="state")
 
 
 def main() -> None:

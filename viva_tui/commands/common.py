@@ -59,10 +59,10 @@ def warn(message: str) -> None:
     sys.stderr.write(f"viva: {message}\n")
 
 
-def console() -> Any:
+def console(stderr: bool = False) -> Any:
     from rich.console import Console
 
-    return Console(highlight=False)
+    return Console(highlight=False, stderr=stderr)
 
 
 def table(title: str | None, columns: Iterable[str], rows: Iterable[Iterable[Any]]) -> None:

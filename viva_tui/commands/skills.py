@@ -10,6 +10,7 @@ import typer
 from viva_tui.commands.common import JsonOpt, context, print_json, table, warn
 
 app = typer.Typer(help="The team skill library and each member's skill set.", no_args_is_help=True)
+top = typer.Typer()  # top-level commands that belong here: `viva project`
 
 
 @app.command("library")
