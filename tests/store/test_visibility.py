@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import copy_members
-from viva_store.services import grants, library, members
+from viva_store.services import grants, library, members, principles
 from viva_store.services.grants import issue_grant, resolve_actor
 from viva_store.services.members import load_team
 from viva_store.services.registry import READERS
@@ -46,6 +46,11 @@ CALLS: dict[str, Callable[[Context], Any]] = {
     "viva_store.services.members.list_members": members.list_members,
     "viva_store.services.members.get_member": lambda c: [members.get_member(c, n) for n in NAMES],
     "viva_store.services.grants.list_grants": grants.list_grants,
+    "viva_store.services.principles.active_principles": lambda c: principles.active_principles(
+        c, "deven"
+    ),
+    "viva_store.services.principles.principle_queue": principles.principle_queue,
+    "viva_store.services.principles.principle_history": principles.principle_history,
 }
 
 

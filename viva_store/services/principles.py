@@ -1,0 +1,97 @@
+"""Principles (DESIGN §4, I7, I8): what is in force, the owner's queue, the history.
+
+A principle is a member-level norm with versions. Each proposal is an immutable
+``principle_version`` (a candidate); every decision about it is an append-only
+``principle_event``; what is active is folded from the events
+(:mod:`~viva_store.services.principle_state`). Only the owner decides
+(:mod:`~viva_store.services.principle_decide`); members and the coordinator
+propose (:mod:`~viva_store.services.principle_propose`).
+
+Read functions here are member-scoped: a member sees only its own member's
+principles (DESIGN I5).
+"""
+
+from __future__ import annotations
+
+from viva_store.access import require_self_or_owner
+from viva_store.services.members import get_member
+from viva_store.services.principle_load import active_record, candidates, load
+from viva_store.services.principle_records import (
+    CandidateRecord,
+    PrincipleEventRecord,
+    PrincipleRecord,
+)
+from viva_store.services.principle_state import OPEN
+from viva_store.services.registry import reader
+from viva_store.store import Context
+
+__all__ = [
+    "CandidateRecord",
+    "PrincipleEventRecord",
+    "PrincipleRecord",
+    "active_principles",
+    "principle_history",
+    "principle_queue",
+]
+
+
+@reader
+def active_principles(ctx: Context, member: str) -> list[PrincipleRecord]:
+    """``member``'s principles in force (version, approved wording, when it became active).
+
+    Ordered by when each became active, then id. The owner, or the member itself, may ask.
+    """
+    get_member(ctx, member)
+    require_self_or_owner(ctx.actor, member, "read the principles")
+    items = ctx.store.read(lambda c: load(c, ctx, member=member))
+    records = [r for r in (active_record(item) for item in items) if r is not None]
+    return sorted(records, key=lambda r: (r.approved_at, r.id))
+
+
+@reader
+def principle_queue(
+    ctx: Context, include_decided: bool = False, week: str | None = None
+) -> list[CandidateRecord]:
+    """Candidates waiting for the owner (pending or deferred), by week, batch, member.
+
+    ``include_decided`` adds approved, rejected and merged ones; ``week`` narrows to one
+    ISO week. A member sees only candidates for itself.
+    """
+    items = ctx.store.read(lambda c: load(c, ctx))
+    out = [
+        c
+        for c in candidates(items)
+        if (include_decided or c.status in OPEN) and (week is None or c.week == week)
+    ]
+    return sorted(out, key=lambda c: (c.week, c.batch_id or "~", c.member, c.proposed_at, c.id))
+
+
+@reader
+def principle_history(ctx: Context, member: str | None = None) -> list[PrincipleEventRecord]:
+    """Every principle event (proposals, batching, decisions), oldest first.
+
+    ``member`` narrows to one member; a member-scoped call sees only its own.
+    """
+    if member is not None:
+        get_member(ctx, member)
+        require_self_or_owner(ctx.actor, member, "read the principle history")
+    items = ctx.store.read(lambda c: load(c, ctx, member=member))
+    events = [
+        PrincipleEventRecord(
+            id=ev.id,
+            principle_id=item.id,
+            member=item.member,
+            version=ev.version,
+            version_id=ev.version_id,
+            action=ev.action,
+            actor=ev.actor,
+            text=ev.text,
+            reason=ev.reason,
+            batch_id=ev.batch_id,
+            at=ev.at,
+            basis=ev.basis,
+        )
+        for item in items
+        for ev in item.events
+    ]
+    return sorted(events, key=lambda e: e.id)
