@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from datetime import UTC, datetime
 
 from viva_store.errors import InvalidInput
@@ -24,12 +27,28 @@ def as_utc(value: datetime) -> datetime:
     return value.astimezone(UTC)
 
 
+_FROZEN: ContextVar[datetime | None] = ContextVar("viva_frozen_now", default=None)
+
+
+@contextmanager
+def frozen(at: datetime) -> Iterator[None]:
+    """Make :func:`now` return ``at`` inside the block (the demo replays weeks of history)."""
+    token = _FROZEN.set(as_utc(at))
+    try:
+        yield
+    finally:
+        _FROZEN.reset(token)
+
+
 def now() -> datetime:
-    """The current instant: ``VIVA_NOW`` when set, else the real clock (UTC)."""
-    frozen = os.environ.get("VIVA_NOW")
-    if frozen:
+    """The current instant: a :func:`frozen` block, else ``VIVA_NOW``, else the real clock."""
+    pinned = _FROZEN.get()
+    if pinned is not None:
+        return pinned
+    text = os.environ.get("VIVA_NOW")
+    if text:
         try:
-            return parse_instant(frozen)
+            return parse_instant(text)
         except InvalidInput as exc:
             raise InvalidInput(f"VIVA_NOW is {exc}") from exc
     return datetime.now(UTC)
