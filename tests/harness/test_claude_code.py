@@ -389,17 +389,21 @@ def test_resume_equals_single_pass(path: Path) -> None:
 
 def test_stream_split_across_imports_counts_growth_only() -> None:
     records = records_of(INIT)
-    stream = "msg_018mu4atNCkxSiLt7VVQquTL:req_011CSkYbys3h16Qf2ezt44jA"
-    cut = next(
-        i
-        for i, r in enumerate(records)
-        if r.obj.get("message", {}).get("id") == "msg_018mu4atNCkxSiLt7VVQquTL"
-    )
+    # The first response streamed over several lines whose output_tokens grow.
+    outputs: dict[str, list[tuple[int, int]]] = {}
+    for index, r in enumerate(records):
+        msg = r.obj.get("message", {})
+        if r.obj.get("type") == "assistant":
+            key = f"{msg['id']}:{r.obj['requestId']}"
+            outputs.setdefault(key, []).append((index, msg["usage"]["output_tokens"]))
+    stream, lines = next((k, v) for k, v in outputs.items() if v[0][1] < v[-1][1])
+    cut, first_output = lines[0]
     state: dict[str, Any] = {}
     head = usage(parse(INIT, records[: cut + 1], state))
     tail = usage(parse(INIT, records[cut + 1 :], state))
-    assert [u.output_tokens for u in head if u.usage_key == stream] == [30]
-    assert [u.output_tokens for u in tail if u.usage_key == f"{stream}#1"] == [255]
+    assert [u.output_tokens for u in head if u.usage_key == stream] == [first_output]
+    grown = [u.output_tokens for u in tail if u.usage_key == f"{stream}#1"]
+    assert grown == [lines[-1][1] - first_output]
     assert totals(head + tail) == totals(usage(parse(INIT)))
 
 
