@@ -117,3 +117,19 @@ class MessageRecord(JsonRecord):
     synthetic: bool = False
     model: str | None = None
     kind: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ExecutionRecord(JsonRecord):
+    """A launch through Viva: the record that attributes its session (I6)."""
+
+    id: str
+    member: str
+    harness: str
+    cwd: str
+    task: str
+    native_session_id: str | None
+    started_at: datetime
+    ended_at: datetime | None
+    outcome: str | None
+    exit_status: int | None

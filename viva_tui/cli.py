@@ -7,7 +7,7 @@ import sys
 
 import typer
 
-from viva_tui.commands import importing, principles, recall, sessions, skills, team
+from viva_tui.commands import demo, importing, principles, recall, sessions, skills, team
 
 app = typer.Typer(
     name="viva",
@@ -16,7 +16,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     no_args_is_help=True,
 )
-for group in (team.app, importing.app, sessions.app, skills.top, recall.app):
+for group in (team.app, importing.app, sessions.app, skills.top, recall.app, demo.app):
     app.registered_commands += group.registered_commands
 app.add_typer(sessions.session_app, name="session")
 app.add_typer(skills.app, name="skill")

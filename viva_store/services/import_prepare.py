@@ -81,7 +81,7 @@ def merge_meta(into: SessionMeta, new: SessionMeta) -> None:
         into.started_at = new.started_at
     if new.ended_at and (into.ended_at is None or new.ended_at > into.ended_at):
         into.ended_at = new.ended_at
-    if new.title and (into.title is None or new.title_rank > into.title_rank):
+    if new.title and (into.title is None or new.title_rank >= into.title_rank):
         into.title, into.title_rank = new.title, new.title_rank
 
 

@@ -76,7 +76,8 @@ def _session_values(prepared: PreparedSession, row: Any | None) -> dict[str, Any
     old_end = row.ended_at if row is not None else None
     if meta.ended_at and (old_end is None or as_utc(meta.ended_at) > as_utc(old_end)):
         values["ended_at"] = meta.ended_at
-    if meta.title and (row is None or row.title is None or meta.title_rank > row.title_rank):
+    newer = row is None or row.title is None or meta.title_rank >= row.title_rank
+    if meta.title and newer and (row is None or meta.title != row.title):
         values["title"], values["title_rank"] = meta.title, meta.title_rank
     return values
 
