@@ -15,7 +15,11 @@ from sqlalchemy import Connection, select
 from viva_store.access import member_scope
 from viva_store.clock import as_utc
 from viva_store.db.tables import Principle, PrincipleEvent, PrincipleVersion
-from viva_store.services.principle_records import CandidateRecord, PrincipleRecord
+from viva_store.services.principle_records import (
+    CandidateRecord,
+    PrincipleEventRecord,
+    PrincipleRecord,
+)
 from viva_store.services.principle_state import (
     OPEN,
     PROPOSED,
@@ -174,3 +178,26 @@ def candidates(items: list[Loaded]) -> list[CandidateRecord]:
                 )
             )
     return out
+
+
+def event_records(items: list[Loaded]) -> list[PrincipleEventRecord]:
+    """Every event of ``items`` as records, oldest first."""
+    events = [
+        PrincipleEventRecord(
+            id=ev.id,
+            principle_id=item.id,
+            member=item.member,
+            version=ev.version,
+            version_id=ev.version_id,
+            action=ev.action,
+            actor=ev.actor,
+            text=ev.text,
+            reason=ev.reason,
+            batch_id=ev.batch_id,
+            at=ev.at,
+            basis=ev.basis,
+        )
+        for item in items
+        for ev in item.events
+    ]
+    return sorted(events, key=lambda e: e.id)

@@ -7,6 +7,8 @@ A principle is a member-level norm with versions. Each proposal is an immutable
 (:mod:`~viva_store.services.principle_decide`); members and the coordinator
 propose (:mod:`~viva_store.services.principle_propose`).
 
+The write side is re-exported here so callers need one module.
+
 Read functions here are member-scoped: a member sees only its own member's
 principles (DESIGN I5).
 """
@@ -15,7 +17,17 @@ from __future__ import annotations
 
 from viva_store.access import require_self_or_owner
 from viva_store.services.members import get_member
-from viva_store.services.principle_load import active_record, candidates, load
+from viva_store.services.principle_batch import batch
+from viva_store.services.principle_decide import (
+    StaleCandidate,
+    approve,
+    defer,
+    reject,
+    retire,
+    rollback,
+)
+from viva_store.services.principle_load import active_record, candidates, event_records, load
+from viva_store.services.principle_propose import propose
 from viva_store.services.principle_records import (
     CandidateRecord,
     PrincipleEventRecord,
@@ -29,9 +41,17 @@ __all__ = [
     "CandidateRecord",
     "PrincipleEventRecord",
     "PrincipleRecord",
+    "StaleCandidate",
     "active_principles",
+    "approve",
+    "batch",
+    "defer",
     "principle_history",
     "principle_queue",
+    "propose",
+    "reject",
+    "retire",
+    "rollback",
 ]
 
 
@@ -75,23 +95,4 @@ def principle_history(ctx: Context, member: str | None = None) -> list[Principle
     if member is not None:
         get_member(ctx, member)
         require_self_or_owner(ctx.actor, member, "read the principle history")
-    items = ctx.store.read(lambda c: load(c, ctx, member=member))
-    events = [
-        PrincipleEventRecord(
-            id=ev.id,
-            principle_id=item.id,
-            member=item.member,
-            version=ev.version,
-            version_id=ev.version_id,
-            action=ev.action,
-            actor=ev.actor,
-            text=ev.text,
-            reason=ev.reason,
-            batch_id=ev.batch_id,
-            at=ev.at,
-            basis=ev.basis,
-        )
-        for item in items
-        for ev in item.events
-    ]
-    return sorted(events, key=lambda e: e.id)
+    return event_records(ctx.store.read(lambda c: load(c, ctx, member=member)))
