@@ -23,6 +23,7 @@ from viva_store.store import Context, Store
 
 REPO = Path(__file__).resolve().parents[1]
 MEMBERS = REPO / "members"
+FIXTURES = REPO.parent / "shared" / "fixtures" / "harness-samples"
 PG_URL = os.environ.get("VIVA_TEST_DB_URL")
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import stat
 
 import pytest
-from sqlalchemy import inspect
+from sqlalchemy import BigInteger, inspect
 from sqlmodel import SQLModel
 
 import viva_store.db.tables  # noqa: F401 - registers the table models
@@ -26,10 +26,15 @@ def test_reopening_is_idempotent(config: Config) -> None:
 
 
 def test_migrations_build_what_the_models_describe(store: Store) -> None:
+    """Same tables, same columns, and 64-bit integers where the models say so."""
     inspector = inspect(store.engine)
+    assert set(SQLModel.metadata.tables) <= set(inspector.get_table_names())
     for name, table in SQLModel.metadata.tables.items():
-        built = {col["name"] for col in inspector.get_columns(name)}
-        assert built == {col.name for col in table.columns}, name
+        built = {col["name"]: col["type"] for col in inspector.get_columns(name)}
+        assert set(built) == {col.name for col in table.columns}, name
+        for col in table.columns:
+            wide = isinstance(col.type, BigInteger)
+            assert isinstance(built[col.name], BigInteger) == wide, f"{name}.{col.name}"
 
 
 def test_sqlite_file_and_wal_are_private(config: Config) -> None:

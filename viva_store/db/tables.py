@@ -14,12 +14,17 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, Column, DateTime
+from sqlalchemy import JSON, BigInteger, Column, DateTime
 from sqlmodel import Field, SQLModel
 
 
 def _ts(nullable: bool = False) -> Any:
     return Field(sa_column=Column(DateTime(timezone=True), nullable=nullable))
+
+
+def _big(nullable: bool = False) -> Any:
+    """A 64-bit integer column (byte offsets, nanosecond mtimes, inode numbers, token totals)."""
+    return Field(default=None if nullable else 0, sa_column=Column(BigInteger, nullable=nullable))
 
 
 class Member(SQLModel, table=True):
@@ -83,10 +88,10 @@ class SourceFile(SQLModel, table=True):
     harness: str
     path: str
     kind: str
-    size: int = 0
-    mtime_ns: int = 0
-    inode: int = 0
-    byte_offset: int = 0
+    size: int = _big()
+    mtime_ns: int = _big()
+    inode: int = _big()
+    byte_offset: int = _big()
     lines: int = 0
     last_line_length: int = 0
     last_line_digest: str = ""
@@ -116,11 +121,11 @@ class Session(SQLModel, table=True):
     entrypoint: str | None = None
     originator: str | None = None
     message_count: int = 0
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cache_read_tokens: int = 0
-    cache_write_tokens: int = 0
-    reasoning_tokens: int = 0
+    input_tokens: int = _big()
+    output_tokens: int = _big()
+    cache_read_tokens: int = _big()
+    cache_write_tokens: int = _big()
+    reasoning_tokens: int = _big()
     source_path: str = ""
     imported_at: datetime = _ts()
     updated_at: datetime = _ts()
@@ -156,11 +161,11 @@ class Usage(SQLModel, table=True):
     harness: str
     usage_key: str
     session_id: str = Field(foreign_key="session.id", index=True)
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cache_read_tokens: int = 0
-    cache_write_tokens: int = 0
-    reasoning_tokens: int = 0
+    input_tokens: int = _big()
+    output_tokens: int = _big()
+    cache_read_tokens: int = _big()
+    cache_write_tokens: int = _big()
+    reasoning_tokens: int = _big()
     model: str | None = None
 
 
@@ -173,8 +178,8 @@ class Quarantine(SQLModel, table=True):
     harness: str
     path: str
     line: int | None = None
-    byte_offset: int | None = None
-    length: int = 0
+    byte_offset: int | None = _big(nullable=True)
+    length: int = _big()
     reason: str
     raw: str = ""
     ruleset: str = ""

@@ -111,17 +111,19 @@ def write_batch(
         if row is None:
             conn.execute(
                 insert(S).values(
-                    id=sid,
-                    harness=batch.harness,
-                    native_id=prepared.meta.native_id,
-                    title_rank=0,
-                    message_count=0,
-                    source_path=source_path,
-                    imported_at=now,
-                    updated_at=now,
-                    models=[],
-                    **{t: 0 for t in TOKENS},
-                    **values,
+                    {
+                        "id": sid,
+                        "harness": batch.harness,
+                        "native_id": prepared.meta.native_id,
+                        "title_rank": 0,
+                        "message_count": 0,
+                        "source_path": source_path,
+                        "imported_at": now,
+                        "updated_at": now,
+                        "models": [],
+                        **{t: 0 for t in TOKENS},
+                        **values,
+                    }
                 )
             )
             result.new_sessions.add(sid)

@@ -1,0 +1,250 @@
+"""Session recovery: fixtures, incremental re-import, torn lines, nothing lost."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from datetime import UTC, datetime
+from pathlib import Path
+
+import orjson
+import pytest
+
+from tests.conftest import FIXTURES
+from tests.fixture_layout import lay_out
+from viva_store.demo.harness_files import SessionSpec, Turn, claude_code
+from viva_store.errors import AccessDenied
+from viva_store.harness import registry
+from viva_store.services.importer import ImportSummary, run_import
+from viva_store.services.sessions import SessionFilter, list_sessions, session_messages
+from viva_store.store import Context
+
+
+def run(ctx: Context, **overrides: Path | str) -> ImportSummary:
+    events = run_import(ctx, list(overrides), {h: str(p) for h, p in overrides.items()})
+    while True:
+        try:
+            next(events)
+        except StopIteration as stop:
+            return stop.value  # type: ignore[no-any-return]
+
+
+def spec(native_id: str = "0f8e9d7c-1111-4222-8333-444455556666", turns: int = 3) -> SessionSpec:
+    return SessionSpec(
+        native_id=native_id,
+        cwd="/home/haisu/src/viva",
+        start=datetime(2026, 11, 20, 9, 0, tzinfo=UTC),
+        turns=tuple(Turn(f"question {n} about the importer", f"answer {n}") for n in range(turns)),
+        model="claude-sonnet-4",
+        title="Importer questions",
+    )
+
+
+@pytest.fixture
+def fixtures() -> Path:
+    if not FIXTURES.is_dir():
+        pytest.skip("shared fixtures are not beside this checkout")
+    return FIXTURES
+
+
+def _reader_native_ids(harness: str, roots: str) -> set[str]:
+    """What the reader itself finds (the importer must store exactly these)."""
+    from viva_store.harness.lines import iter_lines, open_source, to_records
+    from viva_store.harness.model import Problem
+
+    module = registry.module(harness)
+    found: set[str] = set()
+    for root in roots.split(os.pathsep):
+        for source in module.discover(Path(root)):
+            problems: list[Problem] = []
+            if source.kind in ("jsonl", "jsonl.zst"):
+                with open_source(source.path) as fh:
+                    records = to_records(iter_lines(fh), str(source.path), problems)
+                    chunks = list(module.parse_records(source, records, {}))
+            else:
+                chunks = list(module.read_source(source, problems))
+            found |= {c.meta.native_id for c in chunks}
+    return found
+
+
+# Sessions per harness in the shared fixtures, laid out as each harness writes them.
+# One per session file; a Claude sub-agent file is a session of its own, linked to its parent.
+FIXTURE_SESSIONS = {
+    "claude-code": 17,
+    "codex": 14,
+    "pi": 4,
+    "gemini": 9,
+    "opencode": 4,
+    "hermes": 3,
+}
+
+
+@pytest.mark.parametrize("harness", sorted(FIXTURE_SESSIONS))
+def test_every_fixture_imports_and_reimport_adds_nothing(
+    ctx: Context, fixtures: Path, tmp_path: Path, harness: str
+) -> None:
+    roots = lay_out(harness, tmp_path / harness)
+    first = run(ctx, **{harness: roots})
+    expected = _reader_native_ids(harness, roots)
+    stored = {s.native_id for s in list_sessions(ctx, SessionFilter(harness=harness))}
+    assert stored == expected
+    assert len(stored) == FIXTURE_SESSIONS[harness], sorted(stored)
+    assert first.sessions_new == len(expected)
+    assert all(p.path and p.reason for p in first.problems)
+    second = run(ctx, **{harness: roots})
+    assert (second.sessions_new, second.messages_added, second.sessions_updated) == (0, 0, 0)
+    assert second.files_unchanged == second.files_scanned > 0
+
+
+def test_touching_a_file_reads_nothing_twice(ctx: Context, tmp_path: Path, fixtures: Path) -> None:
+    root = tmp_path / "claude"
+    shutil.copytree(fixtures / "claude-code", root)
+    first = run(ctx, **{"claude-code": root})
+    for path in root.rglob("*.jsonl"):
+        os.utime(path, (1, 1))  # same bytes, new mtime: looked at again, nothing added
+    again = run(ctx, **{"claude-code": root})
+    assert again.files_unchanged == 0 and again.messages_added == 0 and again.sessions_new == 0
+    assert first.messages_added > 0
+
+
+def test_a_torn_last_line_waits_and_then_adds_exactly_one_message(
+    ctx: Context, tmp_path: Path
+) -> None:
+    root = tmp_path / "claude"
+    path = claude_code(root, spec())
+    data = path.read_bytes()
+    lines = data.splitlines(keepends=True)
+    path.write_bytes(b"".join(lines[:-1]) + lines[-1][:40])  # the last line is mid-write
+    first = run(ctx, **{"claude-code": root})
+    assert first.bytes_withheld == 40
+    sid = list_sessions(ctx, SessionFilter())[0].id
+    before = len(session_messages(ctx, sid))
+    path.write_bytes(data)
+    second = run(ctx, **{"claude-code": root})
+    assert second.messages_added == 1 and second.sessions_new == 0
+    assert len(session_messages(ctx, sid)) == before + 1
+
+
+def test_appended_lines_resume_at_the_offset(ctx: Context, tmp_path: Path) -> None:
+    root = tmp_path / "claude"
+    path = claude_code(root, spec(turns=2))
+    run(ctx, **{"claude-code": root})
+    longer = claude_code(tmp_path / "other", spec(turns=4)).read_bytes()
+    assert longer.startswith(path.read_bytes().splitlines(keepends=True)[0])
+    path.write_bytes(longer)  # same file, grown
+    second = run(ctx, **{"claude-code": root})
+    assert second.messages_added == 4  # two more turns of user + assistant
+    seqs = [m.seq for m in session_messages(ctx, list_sessions(ctx, SessionFilter())[0].id)]
+    assert seqs == list(range(len(seqs)))
+
+
+def test_a_replaced_file_is_reread_without_duplicates(ctx: Context, tmp_path: Path) -> None:
+    root = tmp_path / "claude"
+    path = claude_code(root, spec(turns=3))
+    run(ctx, **{"claude-code": root})
+    lines = path.read_bytes().splitlines(keepends=True)
+    path.unlink()
+    path.write_bytes(b"".join(lines[:3]))  # shrunk: a different file now
+    again = run(ctx, **{"claude-code": root})
+    assert again.messages_added == 0 and again.sessions_new == 0
+
+
+BAD_LINES: dict[str, bytes] = {
+    "bom": b"\xef\xbb\xbf" + orjson.dumps({"type": "summary", "summary": "with a BOM"}) + b"\n",
+    "invalid-utf8": b'{"type":"summary","summary":"bad \xff\xfe bytes"}\n',
+    "lone-surrogate": b'{"type":"summary","summary":"\\ud800 alone"}\n',
+    "nul": b'{"type":"summary","summary":"nul"}\x00\x00\n',
+    "nan": b'{"type":"summary","summary":"x","n":NaN}\n',
+    "deep": b"[" * 100_000 + b"]" * 100_000 + b"\n",
+    "glued": b'{"type":"summary","summary":"a"}{"type":"summary","summary":"b"}\n',
+    "not-json": b"this is not json at all\n",
+    "truncated": b'{"type":"user","message":{"role":"user","content":"cut',
+}
+
+
+@pytest.mark.parametrize("kind", sorted(BAD_LINES))
+def test_bad_input_is_reported_and_the_run_goes_on(ctx: Context, tmp_path: Path, kind: str) -> None:
+    root = tmp_path / "claude"
+    good = claude_code(root, spec())
+    bad = root / "bad" / "11111111-2222-4333-8444-555555555555.jsonl"
+    bad.parent.mkdir(parents=True)
+    bad.write_bytes(
+        claude_code(tmp_path / "x", spec("11111111-2222-4333-8444-555555555555")).read_bytes()
+        + BAD_LINES[kind]
+    )
+    summary = run(ctx, **{"claude-code": root})
+    assert summary.sessions_new == 2, "both files' sessions are recovered"
+    total = good.stat().st_size + bad.stat().st_size
+    if kind == "truncated":
+        assert summary.bytes_withheld == len(BAD_LINES[kind])
+    else:
+        assert [p.line for p in summary.problems if p.path == str(bad)], kind
+    assert summary.bytes_read + summary.bytes_withheld == total
+
+
+def test_a_huge_line_a_zero_byte_and_a_non_json_file(ctx: Context, tmp_path: Path) -> None:
+    root = tmp_path / "claude"
+    claude_code(root, spec())
+    (root / "p").mkdir()
+    (root / "p" / "empty.jsonl").write_bytes(b"")
+    (root / "p" / "notes.jsonl").write_bytes(b"hello\nworld\n")
+    big = {
+        "type": "user",
+        "sessionId": "big",
+        "uuid": "big-1",
+        "cwd": "/x",
+        "timestamp": "2026-11-20T10:00:00Z",
+        "message": {"role": "user", "content": "y" * (24 << 20)},
+    }
+    (root / "p" / "big.jsonl").write_bytes(orjson.dumps(big) + b"\n")
+    summary = run(ctx, **{"claude-code": root})
+    reasons = {(Path(p.path).name, p.line): p.reason for p in summary.problems}
+    assert reasons[("notes.jsonl", 1)] and reasons[("notes.jsonl", 2)]
+    assert summary.lines_quarantined == 2
+    assert "big" in {s.native_id for s in list_sessions(ctx, SessionFilter())}
+
+
+def test_an_unreadable_file_is_a_problem_not_a_crash(
+    ctx: Context, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import viva_store.services.importer as importer
+
+    root = tmp_path / "claude"
+    claude_code(root, spec())
+    locked = claude_code(root, spec("22222222-2222-4333-8444-555555555555"))
+    real_open = importer.open_source
+
+    def refuse(path: Path):  # type: ignore[no-untyped-def]
+        if Path(path) == locked:
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_open(path)
+
+    monkeypatch.setattr(importer, "open_source", refuse)
+    summary = run(ctx, **{"claude-code": root})
+    assert summary.sessions_new == 1
+    assert any(p.path == str(locked) and "Permission denied" in p.reason for p in summary.problems)
+
+
+def test_a_missing_root_is_skipped_quietly(ctx: Context, tmp_path: Path) -> None:
+    summary = run(ctx, **{"codex": tmp_path / "nowhere"})
+    assert summary.files_scanned == 0 and summary.problems == []
+
+
+def test_members_cannot_import(ctx: Context) -> None:
+    from viva_store.services.grants import issue_grant, resolve_actor
+
+    member = ctx.as_actor(resolve_actor(ctx.store, issue_grant(ctx, "deven").token))
+    with pytest.raises(AccessDenied):
+        next(run_import(member))
+
+
+def test_a_run_is_recorded(ctx: Context, tmp_path: Path) -> None:
+    from sqlalchemy import select
+
+    from viva_store.db.tables import ImportRun
+
+    claude_code(tmp_path / "claude", spec())
+    summary = run(ctx, **{"claude-code": tmp_path / "claude"})
+    table = ImportRun.__table__  # type: ignore[attr-defined]
+    row = ctx.store.read(lambda c: c.execute(select(table)).one())
+    assert row.id == summary.run_id and row.counts["sessions_new"] == 1
