@@ -12,11 +12,8 @@ from pathlib import Path
 
 from tests.conftest import FIXTURES
 
-# Files in the fixture folders that are not session files at all.
-NOT_SESSIONS = {
-    "pi/assistant-message-with-thinking-code.json": "a single AssistantMessage payload, not a session",
-    "opencode/agent-sessions/storage_v2/migration": "OpenCode's migration counter",
-}
+# Not session files, so not laid out: pi/assistant-message-with-thinking-code.json (one
+# AssistantMessage payload) and opencode/.../migration (OpenCode's migration counter).
 
 
 def _copy(src: Path, dst: Path) -> None:

@@ -7,10 +7,11 @@ the same code a user's sessions do.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy import create_engine, text
@@ -22,6 +23,7 @@ from viva_store.services.triage import classify
 from viva_store.store import Context
 
 T0 = datetime(2026, 11, 24, 9, 0, tzinfo=UTC)  # a Tuesday of 2026-W48
+NAMES = ("samuel", "deven", "alice", "oliver", "victor")
 
 
 def as_member(ctx: Context, member: str) -> Context:
@@ -100,3 +102,34 @@ def seed_principles(ctx: Context, marker: Mapping[str, str]) -> None:
         cand = propose(owner, member, f"{mark} principle", f"because {mark}")
         approve(owner, cand.id, note=mark)
         propose(owner, member, f"{mark} pending", f"rationale {mark}")
+
+
+def principle_reader(
+    marker: Callable[[str], str],
+    read: Callable[..., Any],
+    members: Sequence[str] | None = None,
+) -> Callable[[Context], Any]:
+    """For the visibility test: a call of ``read`` on a store holding marked principles.
+
+    Each member gets its marked principles once per store (:func:`seed_principles`);
+    with ``members``, ``read`` is called once per member name, a refusal counting as
+    nothing returned.
+    """
+    from viva_store.access import OWNER
+    from viva_store.errors import AccessDenied
+    from viva_store.services.principles import principle_history
+
+    def call(ctx: Context) -> Any:
+        if not principle_history(ctx.as_actor(OWNER)):
+            seed_principles(ctx, {m: marker(m) for m in NAMES})
+        if members is None:
+            return read(ctx)
+        out = []
+        for member in members:
+            try:
+                out.append(read(ctx, member))
+            except AccessDenied:
+                out.append(None)
+        return out
+
+    return call
