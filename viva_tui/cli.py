@@ -7,22 +7,29 @@ import sys
 
 import typer
 
-from viva_tui.commands import demo, importing, principles, recall, sessions, skills, team
+from viva_tui.commands import demo, importing, principles, recall, sessions, skills, team, tui
 
 app = typer.Typer(
     name="viva",
     help="Viva — the home of a small team of AI members.",
     add_completion=False,
     pretty_exceptions_enable=False,
-    no_args_is_help=True,
+    no_args_is_help=False,
 )
-for group in (team.app, importing.app, sessions.app, skills.top, recall.app, demo.app):
+for group in (team.app, importing.app, sessions.app, skills.top, recall.app, demo.app, tui.app):
     app.registered_commands += group.registered_commands
 app.add_typer(sessions.session_app, name="session")
 app.add_typer(skills.app, name="skill")
 app.add_typer(principles.app, name="principle")
 app.add_typer(principles.report_app, name="report")
 app.add_typer(recall.state_app, name="state")
+
+
+@app.callback(invoke_without_command=True)
+def _default(ctx: typer.Context) -> None:
+    """With no command, open the app (same as `viva tui`)."""
+    if ctx.invoked_subcommand is None:
+        tui.open_app()
 
 
 def main() -> None:

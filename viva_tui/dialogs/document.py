@@ -1,0 +1,35 @@
+"""A read-only Markdown document: a skill's body, the weekly report."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical, VerticalScroll
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Markdown, Static
+
+
+class DocumentDialog(ModalScreen[None]):
+    """Show ``markdown`` under ``title`` until Escape."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,q", "dismiss", "Close", id="document.close", tooltip="Back"),
+    ]
+
+    def __init__(self, title: str, markdown: str) -> None:
+        super().__init__(classes="dialog")
+        self.title_text = title
+        self.markdown = markdown
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog-box tall"):
+            yield Static(Content.styled(self.title_text, "bold"), classes="dialog-title")
+            with VerticalScroll():
+                yield Markdown(self.markdown)
+            yield Static(Content.styled("esc closes", "$text-muted"), classes="dialog-hint")
+
+    async def action_dismiss(self, result: None = None) -> None:
+        self.dismiss(result)

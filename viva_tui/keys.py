@@ -1,0 +1,137 @@
+"""Every key binding of the app, each with an id and a description (posting's way).
+
+Users remap a binding by its id in ``$VIVA_HOME/config.toml``::
+
+    [keys]
+    "triage.nobody" = "N"
+    "viva.pane.triage" = "2,f2"
+
+Triage's one-key-per-member bindings are made at run time (ids
+``triage.assign.<member>``); :func:`member_keys` chooses their letters.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from textual.binding import Binding
+
+
+def _b(
+    id: str, key: str, action: str, description: str, tooltip: str, show: bool = True
+) -> Binding:
+    return Binding(key, action, description, show=show, tooltip=tooltip, id=id)
+
+
+SCREEN = [
+    _b("viva.pane.members", "1", "show_pane('members')", "Members", "The team and each soul"),
+    _b("viva.pane.triage", "2", "show_pane('triage')", "Triage", "File unattributed sessions"),
+    _b("viva.pane.timeline", "3", "show_pane('timeline')", "Timeline", "A member's experience"),
+    _b("viva.pane.skills", "4", "show_pane('skills')", "Skills", "Skill weights and decay"),
+    _b("viva.pane.principles", "5", "show_pane('principles')", "Principles", "Approval queue"),
+    _b("viva.help", "f1,question_mark", "help", "Help", "What this pane shows and its keys"),
+    _b("viva.import", "i", "import_sessions", "Import", "Recover sessions from every harness"),
+    _b("viva.report", "ctrl+r", "weekly_report", "Report", "This week's report", show=False),
+    _b("viva.quit", "q", "app.quit", "Quit", "Leave Viva"),
+]
+
+MEMBERS = [
+    _b("members.select", "enter", "select_member", "Use member", "Timeline and skills follow"),
+]
+
+TRIAGE = [
+    _b("triage.mark", "space", "mark", "Mark", "Mark or unmark for a bulk assignment"),
+    _b("triage.unmark_all", "escape", "unmark_all", "Unmark all", "Clear the marks", show=False),
+    _b("triage.pick", "m", "pick_member", "Assign…", "Choose a member from a list"),
+    _b("triage.nobody", "n", "nobody", "Nobody's", "Recovered, but belongs to no member"),
+    _b("triage.accept", "y", "accept", "Accept", "Accept the suggested member"),
+    _b("triage.undo", "u", "undo", "Undo", "Undo the last triage action"),
+    _b("triage.filter", "f,slash", "filter", "Filter", "Filter by harness, project, text"),
+    _b("triage.open", "enter", "open", "Open", "Read the whole transcript"),
+    _b("triage.fold", "z", "fold", "Tool calls", "Fold or unfold tool calls", show=False),
+]
+
+TIMELINE = [
+    _b("timeline.open", "enter", "open", "Open", "Read the session's transcript"),
+    _b("timeline.search", "slash", "search", "Search", "Search this member's experience"),
+    _b("timeline.filter", "f", "filter", "Filter", "Filter by harness and project"),
+    _b("timeline.member", "m", "choose_member", "Member", "Whose timeline"),
+]
+
+SKILLS = [
+    _b("skills.reclaim", "r", "reclaim", "Reclaim", "Take a forgotten skill back (weight 1.0)"),
+    _b("skills.track", "t", "track", "Track", "Switch between the session and time track"),
+    _b("skills.body", "b,enter", "body", "Read", "Read the skill's body"),
+    _b("skills.all", "a", "toggle_all", "Forgotten", "Show or hide forgotten skills"),
+    _b("skills.member", "m", "choose_member", "Member", "Whose skill set"),
+]
+
+PRINCIPLES = [
+    _b("principles.approve", "a", "approve", "Approve", "Approve as proposed"),
+    _b("principles.edit", "e", "edit", "Edit+approve", "Edit the wording, then approve"),
+    _b("principles.reject", "r", "reject", "Reject", "Reject (a reason is required)"),
+    _b("principles.defer", "d", "defer", "Defer", "Leave it for a later week"),
+    _b("principles.history", "h", "toggle_history", "History", "Queue or decision history"),
+    _b("principles.rollback", "b", "rollback", "Roll back", "Re-activate this version"),
+    _b("principles.evidence", "o", "evidence", "Evidence", "Open the cited session"),
+]
+
+TRANSCRIPT = [
+    _b("transcript.close", "escape,q", "dismiss", "Close", "Back to the pane"),
+    _b("transcript.fold", "z", "fold", "Tool calls", "Fold or unfold tool calls"),
+]
+
+ALL: dict[str, Sequence[Binding]] = {
+    "screen": SCREEN,
+    "members": MEMBERS,
+    "triage": TRIAGE,
+    "timeline": TIMELINE,
+    "skills": SKILLS,
+    "principles": PRINCIPLES,
+    "transcript": TRANSCRIPT,
+}
+ASSIGN_PREFIX = "triage.assign."
+
+
+def binding_ids() -> set[str]:
+    """Every fixed binding id (the member keys are ``triage.assign.<name>``)."""
+    return {b.id for group in ALL.values() for b in group if b.id}
+
+
+def load_keymap(section: Mapping[str, Any]) -> tuple[dict[str, str], list[str]]:
+    """The keymap from ``config.toml``'s ``[keys]``, and one line per entry not used."""
+    known = binding_ids()
+    keymap: dict[str, str] = {}
+    errors: list[str] = []
+    for binding_id, keys in section.items():
+        if binding_id not in known and not binding_id.startswith(ASSIGN_PREFIX):
+            errors.append(f"[keys] {binding_id!r}: no binding has this id")
+        elif not isinstance(keys, str) or not keys.strip():
+            errors.append(f'[keys] {binding_id!r}: give the keys as a string, e.g. "N"')
+        else:
+            keymap[binding_id] = keys.strip()
+    return keymap, errors
+
+
+def member_keys(names: Iterable[str], reserved: Iterable[str]) -> dict[str, str]:
+    """One letter per member: its first letter not taken, else any letter of its name.
+
+    Names are taken in the order given; a member with no free letter gets none
+    (it can still be picked from the list).
+    """
+    taken = {k for key in reserved for k in key.split(",")}
+    out: dict[str, str] = {}
+    for name in names:
+        for ch in name.lower():
+            if ch.isalpha() and ch not in taken:
+                out[name] = ch
+                taken.add(ch)
+                break
+    return out
+
+
+def triage_reserved() -> set[str]:
+    """Keys the triage pane and the screen already use (not for member letters)."""
+    keys = {k.strip() for b in (*SCREEN, *TRIAGE) for k in b.key.split(",")}
+    return keys | {"j", "k"}

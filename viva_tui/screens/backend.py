@@ -1,0 +1,191 @@
+"""The app's data layer: plain calls to the store's services, no Textual (frogmouth's way).
+
+The screen calls these from thread workers; each returns frozen records. Services that
+are not part of this build yet raise :class:`Unavailable`, and the pane that needs them
+says so instead of showing anything invented (DESIGN I9).
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Generator, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from types import ModuleType
+from typing import Any
+
+from viva_store.errors import VivaError
+from viva_store.records import MemberRecord, MessageRecord, SessionRecord
+from viva_store.services.members import list_members, member_names
+from viva_store.services.sessions import SessionFilter, get_session, list_sessions
+from viva_store.services.sessions import session_messages as _messages
+from viva_store.services.suggest import Suggestion, suggest
+from viva_store.services.triage import Classified, classify, classify_nobody, unclassify
+from viva_store.store import Context
+
+PREVIEW_MESSAGES = 120
+TRANSCRIPT_MESSAGES = 2000
+
+
+class Unavailable(VivaError):
+    """A service this pane needs is not in this build yet."""
+
+
+def optional(module: str, what: str) -> ModuleType:
+    """Import ``viva_store.services.<module>`` or raise :class:`Unavailable` naming ``what``."""
+    try:
+        return importlib.import_module(f"viva_store.services.{module}")
+    except ModuleNotFoundError as exc:
+        if exc.name and exc.name.startswith("viva_store"):
+            raise Unavailable(f"{what} is not available yet in this build") from exc
+        raise
+
+
+@dataclass(frozen=True, slots=True)
+class Query:
+    """What a list of sessions is narrowed by (the triage and timeline filters)."""
+
+    harness: str | None = None
+    project: str | None = None
+    text: str | None = None
+
+    def session_filter(self, **kw: Any) -> SessionFilter:
+        return SessionFilter(
+            harness=self.harness or None,
+            project=self.project or None,
+            text=self.text or None,
+            **kw,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Page:
+    """One page of sessions: ``offset`` into the list, ``more`` when the list goes on."""
+
+    query: Query
+    offset: int
+    sessions: tuple[SessionRecord, ...]
+    more: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Transcript:
+    """A session and (the start of) its redacted messages."""
+
+    session: SessionRecord
+    messages: tuple[MessageRecord, ...]
+    truncated: bool
+
+
+@dataclass(frozen=True, slots=True)
+class MemberRow:
+    """A member with what the roster counts (None: not countable in this build)."""
+
+    member: MemberRecord
+    sessions: int | None
+    last_active: datetime | None
+    active_skills: int | None
+    active_principles: int | None
+
+
+class Backend:
+    """Every service call the app makes, as the actor of ``ctx`` (the owner)."""
+
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
+
+    # Members ---------------------------------------------------------------------------
+
+    def members(self) -> list[MemberRecord]:
+        """The roster, coordinator first."""
+        return list_members(self.ctx)
+
+    def member_names(self) -> list[str]:
+        """Every member's name."""
+        return member_names(self.ctx)
+
+    def member_rows(self, members: Sequence[MemberRecord]) -> list[MemberRow]:
+        """Each member with its counts; a count whose service is missing stays None."""
+        rows: list[MemberRow] = []
+        for m in members:
+            sessions = list_sessions(self.ctx, SessionFilter(member=m.name))
+            rows.append(
+                MemberRow(
+                    member=m,
+                    sessions=len(sessions),
+                    last_active=sessions[0].started_at if sessions else None,
+                    active_skills=self._count_skills(m.name),
+                    active_principles=self._count_principles(m.name),
+                )
+            )
+        return rows
+
+    def _count_principles(self, member: str) -> int | None:
+        try:
+            principles = optional("principles", "Principles")
+        except Unavailable:
+            return None
+        return len(principles.active_principles(self.ctx, member))
+
+    def _count_skills(self, member: str) -> int | None:
+        try:
+            skillset = optional("skillset", "The skill set")
+        except Unavailable:
+            return None
+        return sum(1 for s in skillset.list_skills(self.ctx, member) if s.status != "forgotten")
+
+    # Sessions --------------------------------------------------------------------------
+
+    def page(
+        self, query: Query, offset: int, limit: int, *, status: str | None, member: str | None
+    ) -> Page:
+        """A page of sessions (one extra row is read to know whether more follow)."""
+        flt = query.session_filter(status=status, member=member, limit=limit + 1, offset=offset)
+        rows = list_sessions(self.ctx, flt)
+        return Page(query, offset, tuple(rows[:limit]), len(rows) > limit)
+
+    def transcript(self, session_id: str, limit: int = PREVIEW_MESSAGES) -> Transcript:
+        """A session and its first ``limit`` messages."""
+        session = get_session(self.ctx, session_id)
+        messages = _messages(self.ctx, session.id, limit=limit + 1)
+        return Transcript(session, tuple(messages[:limit]), len(messages) > limit)
+
+    # Triage ----------------------------------------------------------------------------
+
+    def suggestions(self) -> dict[str, Suggestion]:
+        """The suggestion for every queued session, by session id."""
+        return {s.session_id: s for s in suggest(self.ctx)}
+
+    def assign(self, ids: Sequence[str], member: str | None) -> Classified:
+        """File sessions into ``member``'s experience (None: nobody's)."""
+        if member is None:
+            return classify_nobody(self.ctx, ids, note="triage pane")
+        return classify(self.ctx, ids, member, note="triage pane")
+
+    def accept(self, pairs: Sequence[tuple[str, str]]) -> list[Classified]:
+        """Accept suggestions: ``(session id, suggested member)`` pairs, one call per member."""
+        by_member: dict[str, list[str]] = {}
+        for sid, member in pairs:
+            by_member.setdefault(member, []).append(sid)
+        return [
+            classify(self.ctx, ids, member, note="accepted suggestion")
+            for member, ids in sorted(by_member.items())
+        ]
+
+    def undo(self, ids: Sequence[str]) -> Classified:
+        """Put sessions back in the triage queue (a new event; nothing is deleted)."""
+        return unclassify(self.ctx, ids, note="undo in the triage pane")
+
+    def run_import(self) -> Generator[Any, None, Any]:
+        """The importer's progress events; its return value is the summary."""
+        from viva_store.services.importer import run_import
+
+        return run_import(self.ctx)
+
+    # Report ----------------------------------------------------------------------------
+
+    def weekly_report(self) -> str:
+        """This week's report as Markdown."""
+        report = optional("report", "The weekly report")
+        markdown = optional("report_markdown", "The weekly report")
+        return str(markdown.report_markdown(report.weekly_report(self.ctx)))

@@ -1,0 +1,87 @@
+"""A member's timeline besides its sessions: skill events and principle decisions."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from viva_store.store import Context
+from viva_tui.screens.backend import Unavailable, optional
+
+PRINCIPLE_ACTIONS = {
+    "proposed": "principle proposed",
+    "approved": "principle approved",
+    "rejected": "principle rejected",
+    "deferred": "principle deferred",
+    "rolled_back": "principle rolled back",
+    "retired": "principle retired",
+}
+"""Principle events worth a line (batching and merging are bookkeeping)."""
+
+
+@dataclass(frozen=True, slots=True)
+class TimelineEvent:
+    """Something that happened to a member that is not a session."""
+
+    at: datetime
+    kind: str  # skill | principle
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class TimelineEvents:
+    """The member's events, newest first, and what could not be read in this build."""
+
+    member: str
+    events: tuple[TimelineEvent, ...]
+    missing: tuple[str, ...]
+
+
+def _principle_events(ctx: Context, member: str) -> list[TimelineEvent]:
+    principles = optional("principles", "Principle decisions")
+    out = []
+    for ev in principles.principle_history(ctx, member):
+        label = PRINCIPLE_ACTIONS.get(ev.action)
+        if label is None:
+            continue
+        version = f" v{ev.version}" if ev.version is not None else ""
+        said = f": {ev.text}" if ev.text else ""
+        why = f" — {ev.reason}" if ev.reason else ""
+        out.append(TimelineEvent(ev.at, "principle", f"{label}{version}{said}{why}"))
+    return out
+
+
+def _skill_events(ctx: Context, member: str) -> list[TimelineEvent]:
+    skillset = optional("skillset", "Skill events")
+    out = []
+    for ev in skillset.skill_history(ctx, member):
+        out.append(TimelineEvent(ev.at, "skill", describe_skill_event(ev)))
+    return out
+
+
+def describe_skill_event(ev: Any) -> str:
+    """One line for a skill event, in the store's own words (never "learned")."""
+    kind = str(getattr(ev, "kind", "event")).replace("_", " ")
+    skill = getattr(ev, "skill", "")
+    extra = getattr(ev, "outcome", None) or getattr(ev, "reason", None) or ""
+    return f"skill {kind}: {skill}" + (f" ({extra})" if extra else "")
+
+
+def load_events(ctx: Context, member: str) -> TimelineEvents:
+    """Skill and principle events of ``member``; a missing service is named, not faked."""
+    events: list[TimelineEvent] = []
+    missing: list[str] = []
+    for read in (_skill_events, _principle_events):
+        try:
+            events.extend(read(ctx, member))
+        except Unavailable as exc:
+            missing.append(str(exc))
+    events.sort(key=lambda e: e.at, reverse=True)
+    return TimelineEvents(member, tuple(events), tuple(missing))
+
+
+def search(ctx: Context, member: str, query: str, limit: int = 100) -> list[Any]:
+    """Recall hits for ``query`` in ``member``'s experience (the recall service)."""
+    recall = optional("recall", "Search (recall)")
+    return list(recall.recall(ctx, query, member=member, limit=limit))

@@ -1,0 +1,73 @@
+"""``i``: recover new sessions in a worker, with a progress bar only while it runs."""
+
+from __future__ import annotations
+
+from textual.worker import WorkerState
+
+from viva_store.services.importer import FileImported, ImportStarted
+from viva_tui.messages import ImportFinished, ImportProgressed
+from viva_tui.screens.base import ServiceScreen
+from viva_tui.widgets.import_bar import ImportBar
+
+GROUP = "import:run"
+
+
+class ImportFlow(ServiceScreen):
+    """Drives the importer's generator in a thread and reports its progress."""
+
+    importing = False
+
+    def action_import_sessions(self) -> None:
+        if self.importing:
+            self.notify("An import is already running.")
+            return
+        self.importing = True
+        self.run_worker(self._import, name=GROUP, group=GROUP, thread=True, exit_on_error=False)
+
+    def _import(self) -> None:
+        events = self.backend.run_import()
+        done = total = 0
+        while True:
+            try:
+                event = next(events)
+            except StopIteration as stop:
+                summary = stop.value
+                break
+            if isinstance(event, ImportStarted):
+                total = event.files
+            elif isinstance(event, FileImported):
+                done += 1
+                self.post_message(ImportProgressed(done, total, event.path))
+        counts = summary.to_json()
+        self.post_message(
+            ImportFinished(
+                counts, len(counts.get("problems", [])), tuple(sorted(summary.new_session_ids))
+            )
+        )
+
+    def on_import_progressed(self, message: ImportProgressed) -> None:
+        self.query_one(ImportBar).advance(message.done, message.total, message.label)
+
+    def on_import_finished(self, message: ImportFinished) -> None:
+        c = message.counts
+        text = (
+            f"{c.get('files_scanned', 0)} files scanned: {c.get('sessions_new', 0)} new sessions, "
+            f"{c.get('sessions_updated', 0)} updated, {c.get('messages_added', 0)} messages, "
+            f"{c.get('redactions', 0)} secrets redacted"
+        )
+        if message.problems:
+            text += f"; {message.problems} problems (see `viva status`)"
+        self.notify(
+            text, title="Import finished", severity="warning" if message.problems else "information"
+        )
+        if c.get("sessions_new") or c.get("sessions_updated"):
+            self.import_changed()
+
+    def import_changed(self) -> None:
+        """New or updated sessions arrived (override in the main screen)."""
+
+    def work_ended(self, group: str, state: WorkerState) -> None:
+        if group == GROUP:
+            self.importing = False
+            self.query_one(ImportBar).finish()
+        super().work_ended(group, state)

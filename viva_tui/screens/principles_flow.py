@@ -1,0 +1,122 @@
+"""The principles pane's requests: load, and every decision behind a confirmation."""
+
+from __future__ import annotations
+
+from viva_tui.dialogs.choice import ChoiceModal
+from viva_tui.dialogs.confirm import ConfirmModal
+from viva_tui.dialogs.reason import TextModal
+from viva_tui.messages import (
+    DecisionWanted,
+    EvidenceWanted,
+    PrincipleDecided,
+    PrinciplesLoaded,
+    PrinciplesRequested,
+    TranscriptRequested,
+)
+from viva_tui.screens.base import ServiceScreen
+from viva_tui.screens.data_principles import decide, load_principles
+from viva_tui.widgets.principles_pane import PrinciplesPane
+from viva_tui.widgets.sidebar import Sidebar
+
+QUESTIONS = {
+    "approve": ("Approve this principle for {member}?", "Approve"),
+    "edit": ("Approve your wording for {member}?", "Approve"),
+    "reject": ("Reject this candidate for {member}?", "Reject"),
+    "defer": ("Defer this candidate for {member}? It stays in the queue.", "Defer"),
+    "rollback": ("Make version {version} of {member}'s principle active again?", "Roll back"),
+}
+
+
+class PrinciplesFlow(ServiceScreen):
+    """Feeds :class:`PrinciplesPane`; no decision is stored without a confirmation."""
+
+    def principles_pane(self) -> PrinciplesPane:
+        return self.query_one(PrinciplesPane)
+
+    def on_principles_requested(self, message: PrinciplesRequested) -> None:
+        self.load_principles()
+
+    def load_principles(self) -> None:
+        names = [m.name for m in self.members]
+        self.run_service(
+            "principles:load",
+            lambda: load_principles(self.backend.ctx, names or self.backend.member_names()),
+            PrinciplesLoaded,
+        )
+
+    def on_principles_loaded(self, message: PrinciplesLoaded) -> None:
+        self.principles_pane().show_data(message.data)
+        waiting = len(message.data.open)
+        self.query_one(Sidebar).set_badge("principles", str(waiting) if waiting else "")
+
+    def on_decision_wanted(self, message: DecisionWanted) -> None:
+        if message.action == "edit":
+            self.app.push_screen(
+                TextModal(
+                    f"Edit the wording for {message.member}, then approve",
+                    "Your wording is recorded as yours; the proposal stays in the history.",
+                    message.text,
+                    required=True,
+                    ok="Continue",
+                ),
+                lambda text: self._confirm(message, text) if text else None,
+            )
+        elif message.action == "reject":
+            self.app.push_screen(
+                TextModal(
+                    f"Why reject this candidate for {message.member}?",
+                    message.text,
+                    required=True,
+                    ok="Continue",
+                ),
+                lambda reason: self._confirm(message, reason) if reason else None,
+            )
+        else:
+            self._confirm(message, None)
+
+    def _confirm(self, message: DecisionWanted, text: str | None) -> None:
+        question, yes = QUESTIONS[message.action]
+        detail = text if message.action in ("edit", "reject") else message.text
+        if message.action == "reject":
+            detail = f"Reason: {text}\n\n{message.text}"
+        action = "approve" if message.action == "edit" else message.action
+
+        def answered(yes_: bool | None) -> None:
+            if yes_:
+                self._store(action, message.ref, text, message.version)
+
+        self.app.push_screen(
+            ConfirmModal(
+                question.format(member=message.member, version=message.version), detail or "", yes
+            ),
+            answered,
+        )
+
+    def _store(self, action: str, ref: str, text: str | None, version: int) -> None:
+        ctx = self.backend.ctx
+        self.run_service(
+            "principles:decide",
+            lambda: decide(ctx, action, ref, text, version),
+            PrincipleDecided,
+            exclusive=False,
+        )
+
+    def on_principle_decided(self, message: PrincipleDecided) -> None:
+        self.notify(message.summary, title="Principles")
+        self.load_principles()
+        self.principles_changed()
+
+    def principles_changed(self) -> None:
+        """A decision changed what is in force (override in the main screen)."""
+
+    def on_evidence_wanted(self, message: EvidenceWanted) -> None:
+        if len(message.refs) == 1:
+            self.post_message(TranscriptRequested(message.refs[0]))
+            return
+
+        def chosen(ref: str | None) -> None:
+            if ref:
+                self.post_message(TranscriptRequested(ref))
+
+        choices = [(ref, ref) for ref in message.refs]
+        self.app.push_screen(ChoiceModal("Open which cited session?", choices), chosen)

@@ -1,0 +1,55 @@
+"""The timeline pane's requests: a member's sessions page by page, events, search."""
+
+from __future__ import annotations
+
+from textual.worker import WorkerState
+
+from viva_tui.messages import PageLoaded, SearchFinished, SearchRequested, TimelineLoaded
+from viva_tui.screens.backend import Query
+from viva_tui.screens.base import ServiceScreen
+from viva_tui.screens.data_timeline import load_events, search
+from viva_tui.widgets.timeline_pane import PAGE, TimelinePane
+
+
+class TimelineFlow(ServiceScreen):
+    """Feeds :class:`TimelinePane`."""
+
+    def timeline_pane(self) -> TimelinePane:
+        return self.query_one(TimelinePane)
+
+    def load_timeline_page(self, member: str, query: Query, offset: int) -> None:
+        backend = self.backend
+        if offset == 0:
+            self.run_service(
+                "timeline:page",
+                lambda: (
+                    backend.page(query, 0, PAGE, status="attributed", member=member),
+                    load_events(backend.ctx, member),
+                ),
+                lambda got: TimelineLoaded(member, got[0], got[1]),
+            )
+            return
+        self.run_service(
+            "timeline:page",
+            lambda: backend.page(query, offset, PAGE, status="attributed", member=member),
+            lambda page: PageLoaded("timeline", page, member),
+        )
+
+    def on_timeline_loaded(self, message: TimelineLoaded) -> None:
+        self.timeline_pane().show_first(message.member, message.page, message.events)
+
+    def on_search_requested(self, message: SearchRequested) -> None:
+        ctx, member, text = self.backend.ctx, message.member, message.text
+        self.run_service(
+            "timeline:search",
+            lambda: search(ctx, member, text),
+            lambda hits: SearchFinished(member, text, hits),
+        )
+
+    def on_search_finished(self, message: SearchFinished) -> None:
+        self.timeline_pane().show_hits(message.member, message.text, message.hits)
+
+    def work_ended(self, group: str, state: WorkerState) -> None:
+        if group == "timeline:page" and state != WorkerState.SUCCESS:
+            self.timeline_pane().loading = False
+        super().work_ended(group, state)

@@ -1,0 +1,148 @@
+"""The triage pane's requests: pages, preview, suggestions, assignments, undo."""
+
+from __future__ import annotations
+
+from textual.worker import WorkerState
+
+from viva_store.services.triage import Classified
+from viva_tui import keys
+from viva_tui.dialogs.picker import NOBODY, MemberPicker
+from viva_tui.messages import (
+    AcceptRequested,
+    AssignRequested,
+    PageLoaded,
+    PickRequested,
+    PreviewLoaded,
+    PreviewRequested,
+    SessionsClassified,
+    SuggestionsLoaded,
+    UndoRequested,
+)
+from viva_tui.screens.backend import Query
+from viva_tui.screens.base import ServiceScreen
+from viva_tui.widgets.format import plural
+from viva_tui.widgets.sidebar import Sidebar
+from viva_tui.widgets.triage_pane import PAGE, TriagePane
+
+
+class TriageFlow(ServiceScreen):
+    """Feeds :class:`TriagePane` and stores the owner's decisions."""
+
+    undo_stack: list[tuple[tuple[str, ...], str]]
+
+    def triage_pane(self) -> TriagePane:
+        return self.query_one(TriagePane)
+
+    def triage_roster(self) -> None:
+        """Bind a key per member, avoiding keys the screen and pane already use."""
+        keymap = getattr(self.app, "keymap", {})
+        reserved = keys.triage_reserved() | {
+            k for b in (*keys.SCREEN, *keys.TRIAGE) if b.id in keymap for k in keymap[b.id]
+        }
+        names = [m.name for m in self.members]
+        chosen = keys.member_keys(names, reserved)
+        for name in names:  # a remap by id wins over the chosen letter
+            if remap := keymap.get(f"{keys.ASSIGN_PREFIX}{name}"):
+                chosen[name] = remap
+        self.triage_pane().set_members(self.members, chosen)
+
+    def load_triage_page(self, query: Query, offset: int) -> None:
+        self.run_service(
+            "triage:page",
+            lambda: self.backend.page(query, offset, PAGE, status="unattributed", member=None),
+            lambda page: PageLoaded("triage", page),
+        )
+        if offset == 0:
+            self.load_suggestions()
+
+    def load_suggestions(self) -> None:
+        """Suggestions cover the whole queue, so they come after the first rows."""
+        self.run_service("triage:suggest", self.backend.suggestions, SuggestionsLoaded)
+
+    def on_suggestions_loaded(self, message: SuggestionsLoaded) -> None:
+        self.triage_pane().set_suggestions(message.suggestions)
+        self.query_one(Sidebar).set_badge("triage", str(len(message.suggestions) or ""))
+
+    def on_preview_requested(self, message: PreviewRequested) -> None:
+        sid, pane = message.session_id, message.pane
+        self.run_service(
+            f"{pane}:preview",
+            lambda: self.backend.transcript(sid),
+            lambda transcript: PreviewLoaded(transcript, pane),
+        )
+
+    # Decisions ---------------------------------------------------------------------------
+
+    def on_assign_requested(self, message: AssignRequested) -> None:
+        ids, member = message.session_ids, message.member
+        self.run_service(
+            "triage:assign",
+            lambda: self.backend.assign(ids, member),
+            lambda done: SessionsClassified(done.session_ids, _said(done)),
+            exclusive=False,
+        )
+
+    def on_pick_requested(self, message: PickRequested) -> None:
+        ids = message.session_ids
+        pane = self.triage_pane()
+
+        def chosen(name: str | None) -> None:
+            if name is not None:
+                self.post_message(AssignRequested(ids, None if name == NOBODY else name))
+
+        title = f"Assign {plural(len(ids), 'session')} to…"
+        self.app.push_screen(MemberPicker(title, self.members, pane.keys), chosen)
+
+    def on_accept_requested(self, message: AcceptRequested) -> None:
+        pairs = message.pairs
+
+        def done(results: list[Classified]) -> SessionsClassified:
+            ids = tuple(sid for r in results for sid in r.session_ids)
+            said = "; ".join(_said(r) for r in results)
+            return SessionsClassified(ids, f"accepted: {said}")
+
+        self.run_service("triage:accept", lambda: self.backend.accept(pairs), done, exclusive=False)
+
+    def on_undo_requested(self, message: UndoRequested) -> None:
+        if not self.undo_stack:
+            self.notify("Nothing to undo.")
+            return
+        ids, what = self.undo_stack.pop()
+        self.run_service(
+            "triage:undo",
+            lambda: self.backend.undo(ids),
+            lambda done: SessionsClassified(
+                done.session_ids,
+                f"undone ({what}): {plural(len(done.session_ids), 'session')} back in the queue",
+                undoable=False,
+            ),
+            exclusive=False,
+        )
+
+    def on_sessions_classified(self, message: SessionsClassified) -> None:
+        pane = self.triage_pane()
+        if message.undoable:
+            self.undo_stack.append((message.session_ids, message.summary))
+            pane.remove_sessions(message.session_ids)
+        else:
+            pane.reload()
+        self.notify(message.summary, title="Triage")
+        self.load_suggestions()
+        self.sessions_changed()
+
+    def sessions_changed(self) -> None:
+        """Attributions changed: lists that depend on them reload (override, call super)."""
+
+    def work_ended(self, group: str, state: WorkerState) -> None:
+        if group == "triage:page" and state != WorkerState.SUCCESS:
+            self.triage_pane().loading = False
+        super().work_ended(group, state)
+
+
+def _said(done: Classified) -> str:
+    count = plural(len(done.session_ids), "session")
+    if done.action == "nobody":
+        return f"{count} marked nobody's"
+    if done.action == "unclassify":
+        return f"{count} back in the queue"
+    return f"{count} filed into {done.member}"

@@ -1,0 +1,49 @@
+"""Small pure formatters shared by the panes (no widgets here)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+BLOCKS = "▁▂▃▄▅▆▇█"
+
+
+def local(at: datetime) -> datetime:
+    """``at`` in the terminal's local time zone."""
+    return at.astimezone()
+
+
+def when(at: datetime | None) -> str:
+    """A compact local date and time, ``—`` when unknown."""
+    return "—" if at is None else f"{local(at):%Y-%m-%d %H:%M}"
+
+
+def day(at: datetime | None) -> str:
+    """The local day, e.g. ``Mon 2026-11-30``."""
+    return "undated" if at is None else f"{local(at):%a %Y-%m-%d}"
+
+
+def clip(text: str | None, width: int) -> str:
+    """One line of at most ``width`` characters."""
+    flat = " ".join((text or "").split())
+    return flat if len(flat) <= width else flat[: max(width - 1, 0)] + "…"
+
+
+def sparkline(values: Sequence[float], width: int = 12, top: float | None = None) -> str:
+    """``values`` squeezed into ``width`` block characters (the last value on the right)."""
+    if not values:
+        return ""
+    if len(values) > width:
+        step = len(values) / width
+        values = [values[min(int((i + 1) * step) - 1, len(values) - 1)] for i in range(width)]
+    high = top if top is not None else max(values)
+    if high <= 0:
+        return BLOCKS[0] * len(values)
+    return "".join(
+        BLOCKS[min(int(v / high * (len(BLOCKS) - 1) + 0.5), len(BLOCKS) - 1)] for v in values
+    )
+
+
+def plural(count: int, word: str) -> str:
+    """``1 session`` / ``3 sessions``."""
+    return f"{count} {word}" if count == 1 else f"{count} {word}s"

@@ -1,0 +1,229 @@
+"""Pane 4: a member's skill set with weights, and the selected skill's decay curve."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.content import Content
+from textual.timer import Timer
+from textual.widgets import Static
+
+from viva_tui import keys
+from viva_tui.messages import (
+    CurveRequested,
+    MemberChosen,
+    SkillBodyWanted,
+    SkillChangeWanted,
+    SkillsRequested,
+)
+from viva_tui.screens.data_skills import CurveData, SkillRow, SkillsData
+from viva_tui.widgets.decay_plot import DecayPlot
+from viva_tui.widgets.format import plural, sparkline, when
+from viva_tui.widgets.pane import Pane
+from viva_tui.widgets.tables import RowTable
+
+COLUMNS = ("skill", "status", "weight", "track", "last used", "uses", "trend")
+STATUS_VAR = {
+    "active": "status-active",
+    "native": "status-native",
+    "protected": "status-protected",
+    "would_forget": "status-would-forget",
+    "forgotten": "status-forgotten",
+}
+
+
+class SkillsPane(Pane):
+    """The table of skills on the left, the curve of the highlighted one on the right."""
+
+    PANE_ID = "skills"
+    TITLE = "Skills"
+    BINDINGS = keys.SKILLS
+    HELP_TEXT = """\
+A member's skill set. Each skill's weight rises by the value of each real use (a read
+of its body during an execution: success 1.0, failure 0.25, corrected 0.0) and halves
+every 30 of the member's sessions (session track) or every 60 days (time track).
+
+* **status**: *active*; *native* (declared in `soul.md`, never forgotten); *protected*
+  (entered less than 10 sessions ago); *would forget* (due to be forgotten — shown, not
+  applied, while forgetting is on trial); *forgotten* (left the set; still in the team
+  library, **r** reclaims it at weight 1.0).
+* The plot shows the weight history on the skill's axis, the projected decay with no
+  further use, the **0.1** forgetting line, where it would be forgotten (vertical line)
+  and each use (dots).
+* **t** moves the skill to the other track; **b** reads its body (reading it here is
+  not a use); **a** shows or hides forgotten skills; **m** chooses the member.
+"""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.member: str | None = None
+        self.include_forgotten = True
+        self.rows: dict[str, SkillRow] = {}
+        self.data: SkillsData | None = None
+        self._curve_timer: Timer | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="skills-banner")
+        yield Static("", id="skills-title", classes="status")
+        with Horizontal(id="skills-body"):
+            yield RowTable(id="skills-table", zebra_stripes=True)
+            with Vertical(id="skills-curve"):
+                yield DecayPlot(id="decay-plot")
+                yield Static("", id="curve-facts")
+        yield Static(
+            Content.styled(
+                "r reclaim · t track · b read · a forgotten on/off · m member", "$text-muted"
+            ),
+            classes="status",
+        )
+
+    def on_mount(self) -> None:
+        table = self.query_one(RowTable)
+        for col in COLUMNS:
+            table.add_column(col, key=col)
+        self.query_one("#skills-banner", Static).display = False
+
+    def focus_main(self) -> None:
+        self.query_one(RowTable).focus()
+
+    def request_data(self) -> None:
+        if self.member:
+            self.post_message(SkillsRequested(self.member, self.include_forgotten))
+
+    def set_member(self, name: str) -> None:
+        """Show ``name``'s skills (loaded now if the pane was already opened)."""
+        if name == self.member:
+            return
+        self.member = name
+        self.query_one("#skills-title", Static).update(
+            Content.assemble(("Skills of ", "bold"), (name, "bold $accent"))
+        )
+        if self.requested:
+            self.request_data()
+
+    # Showing -----------------------------------------------------------------------------
+
+    def show_skills(self, data: SkillsData) -> None:
+        """Fill the table, keeping the highlighted skill when it is still listed."""
+        if data.member != self.member:
+            return
+        self.data = data
+        for old in self.query(".unavailable"):
+            old.remove()
+        table = self.query_one(RowTable)
+        keep = table.current_key
+        table.clear()
+        self.rows = {r.name: r for r in data.rows}
+        vars_ = self.app.theme_variables
+        for r in data.rows:
+            colour = vars_.get(STATUS_VAR.get(r.status, ""), "")
+            table.add_row(
+                Text(r.name, style="bold" if r.status != "forgotten" else "dim"),
+                Text(r.status.replace("_", " "), style=colour),
+                f"{r.weight:.3f}",
+                r.track,
+                when(r.last_used),
+                str(r.uses),
+                Text(sparkline(r.spark, 12), style=vars_.get("decay-curve", "")),
+                key=r.name,
+            )
+        if keep in self.rows:
+            table.move_cursor(row=list(self.rows).index(keep))
+        banner = self.query_one("#skills-banner", Static)
+        banner.display = data.trial_until is not None
+        if data.trial_until is not None:
+            banner.update(
+                Content.styled(
+                    f"Forgetting is on trial until {when(data.trial_until)}: what would be "
+                    "forgotten is marked “would forget”; nothing is forgotten yet.",
+                    "bold $warning",
+                )
+            )
+        counts = {s: sum(1 for r in data.rows if r.status == s) for s in STATUS_VAR}
+        summary = (
+            ", ".join(f"{n} {s.replace('_', ' ')}" for s, n in counts.items() if n)
+            or "no skills in the set"
+        )
+        self.query_one("#skills-title", Static).update(
+            Content.assemble(
+                ("Skills of ", "bold"),
+                (data.member, "bold $accent"),
+                (f" · {summary}", "$text-muted"),
+            )
+        )
+        if not data.rows:
+            self.query_one(DecayPlot).show_curve(None, "")
+            self.query_one("#curve-facts", Static).update("")
+        else:
+            self._schedule_curve()
+
+    def show_curve(self, data: CurveData) -> None:
+        """Plot the curve of the highlighted skill (if it still is)."""
+        if data.member != self.member or data.skill != self.query_one(RowTable).current_key:
+            return
+        c = data.curve
+        threshold = self.data.forget_below if self.data else 0.1
+        self.query_one(DecayPlot).show_curve(c, f"{data.skill} on the {c.track} track", threshold)
+        unit = "session" if c.track == "session" else "day"
+        facts = [f"weight now {c.weight_now:.3f}"]
+        if c.crosses_at is not None:
+            facts.append(f"crosses {threshold} at {unit} {c.crosses_at:.0f}")
+        if c.forget_due_at is not None:
+            facts.append(f"could be forgotten from {unit} {c.forget_due_at:.0f}")
+        else:
+            facts.append("never forgotten (native or no decay)")
+        uses = sum(1 for _, kind, _ in c.marks if kind == "use")
+        facts.append(plural(uses, "use"))
+        self.query_one("#curve-facts", Static).update(
+            Content.styled(" · ".join(facts), "$text-muted")
+        )
+
+    # Reacting ----------------------------------------------------------------------------
+
+    def on_data_table_row_highlighted(self, event: RowTable.RowHighlighted) -> None:
+        event.stop()
+        self._schedule_curve()
+
+    def _schedule_curve(self) -> None:
+        if self._curve_timer is not None:
+            self._curve_timer.stop()
+        self._curve_timer = self.set_timer(0.1, self._ask_curve)
+
+    def _ask_curve(self) -> None:
+        skill = self.query_one(RowTable).current_key
+        if skill and self.member:
+            self.post_message(CurveRequested(self.member, skill))
+
+    def _row(self) -> SkillRow | None:
+        key = self.query_one(RowTable).current_key
+        return self.rows.get(key) if key else None
+
+    def action_reclaim(self) -> None:
+        row = self._row()
+        if row is None or self.member is None:
+            return
+        if row.status != "forgotten":
+            self.notify(
+                f"{row.name} is in the set ({row.status}); only a forgotten skill can be reclaimed."
+            )
+            return
+        self.post_message(SkillChangeWanted("reclaim", self.member, row.name))
+
+    def action_track(self) -> None:
+        row = self._row()
+        if row is None or self.member is None:
+            return
+        other = "time" if row.track == "session" else "session"
+        self.post_message(SkillChangeWanted("track", self.member, row.name, other))
+
+    def action_body(self) -> None:
+        if row := self._row():
+            self.post_message(SkillBodyWanted(row.name))
+
+    def action_toggle_all(self) -> None:
+        self.include_forgotten = not self.include_forgotten
+        self.request_data()
+
+    def action_choose_member(self) -> None:
+        self.post_message(MemberChosen(""))

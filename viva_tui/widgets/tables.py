@@ -1,0 +1,45 @@
+"""A row table whose Enter belongs to the pane (so the pane's remappable binding wins)."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual.binding import Binding, BindingType
+from textual.widgets import DataTable, OptionList
+from textual.widgets.data_table import CellDoesNotExist
+
+
+class RowTable(DataTable[object], inherit_bindings=False):
+    """A row-cursor :class:`DataTable` without its own Enter binding, plus j/k."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        b for b in DataTable.BINDINGS if isinstance(b, Binding) and b.key != "enter"
+    ] + [
+        Binding("j", "cursor_down", "Down", show=False),
+        Binding("k", "cursor_up", "Up", show=False),
+    ]
+
+    def __init__(self, *, id: str | None = None, zebra_stripes: bool = False) -> None:
+        super().__init__(id=id, cursor_type="row", zebra_stripes=zebra_stripes)
+
+    @property
+    def current_key(self) -> str | None:
+        """The key of the row under the cursor (None when empty)."""
+        if not self.row_count or self.cursor_row < 0:
+            return None
+        try:
+            key = self.coordinate_to_cell_key((self.cursor_row, 0)).row_key.value
+        except CellDoesNotExist:  # the cursor can sit past a row just removed
+            return None
+        return None if key is None else str(key)
+
+
+class RowList(OptionList, inherit_bindings=False):
+    """An :class:`OptionList` without its own Enter binding, plus j/k."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        b for b in OptionList.BINDINGS if isinstance(b, Binding) and b.key != "enter"
+    ] + [
+        Binding("j", "cursor_down", "Down", show=False),
+        Binding("k", "cursor_up", "Up", show=False),
+    ]

@@ -1,0 +1,317 @@
+"""Pane 3: one member's experience over time, grouped by day, with search."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from textual.app import ComposeResult
+from textual.containers import Horizontal
+from textual.content import Content
+from textual.timer import Timer
+from textual.widgets import Input, OptionList, Select, Static
+from textual.widgets.option_list import Option
+
+from viva_store.records import SessionRecord
+from viva_tui import keys
+from viva_tui.messages import (
+    MemberChosen,
+    PageRequested,
+    PreviewRequested,
+    SearchRequested,
+    TranscriptRequested,
+)
+from viva_tui.screens.backend import Page, Query, Transcript
+from viva_tui.screens.data_timeline import TimelineEvent, TimelineEvents
+from viva_tui.widgets.format import clip, day, local, plural, when
+from viva_tui.widgets.pane import Pane
+from viva_tui.widgets.tables import RowList
+from viva_tui.widgets.transcript import TranscriptView
+
+PAGE = 200
+NEAR_END = 40
+EVENT_STYLE = {"skill": "$decay-curve", "principle": "$approval-needed"}
+
+
+def highlight(snippet: str, query: str) -> Content:
+    """``snippet`` with each word of ``query`` marked in ``$search-hit``."""
+    content = Content(" ".join(snippet.split()))
+    words = {w.lower() for w in query.split() if len(w) > 1}
+    plain = content.plain.lower()
+    for word in words:
+        start = plain.find(word)
+        while start != -1:
+            content = content.stylize("bold $search-hit", start, start + len(word))
+            start = plain.find(word, start + len(word))
+    return content
+
+
+class TimelinePane(Pane):
+    """Sessions of one member, newest first, a page at a time, with its events between."""
+
+    PANE_ID = "timeline"
+    TITLE = "Timeline"
+    BINDINGS = keys.TIMELINE
+    HELP_TEXT = """\
+One member's experience over time, newest first and grouped by day: the sessions filed
+to it (from every harness), and — when no filter is set — its skill events and principle
+decisions between them.
+
+* **Enter** opens the highlighted session's transcript; the right side previews it.
+* **f** filters by harness or project; **/** searches the member's experience (the
+  recall service ranks by relevance, recency and importance); **Esc** in the search box
+  returns to the timeline.
+* **m** chooses whose timeline this is (also: Enter in Members, or the command palette).
+"""
+
+    def __init__(self, harnesses: Sequence[str]) -> None:
+        super().__init__()
+        self.harnesses = list(harnesses)
+        self.member: str | None = None
+        self.query_now = Query()
+        self.loaded = 0
+        self.more = False
+        self.loading = False
+        self.events: list[TimelineEvent] = []
+        self.searching: str | None = None
+        self._sessions: dict[str, SessionRecord] = {}
+        self._last_day: str | None = None
+        self._preview_timer: Timer | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="timeline-title", classes="status")
+        with Horizontal(id="timeline-filters", classes="filters"):
+            yield Select([(h, h) for h in self.harnesses], prompt="any harness",
+                         id="timeline-harness", compact=True)  # fmt: skip
+            yield Input(placeholder="project (exact)", id="timeline-project", compact=True)
+            yield Input(placeholder="/ search this member's experience",
+                        id="timeline-search", compact=True)  # fmt: skip
+        with Horizontal(id="timeline-body"):
+            yield RowList(id="timeline-list")
+            yield TranscriptView(id="timeline-preview", placeholder="")
+        yield Static("", id="timeline-status", classes="status")
+
+    def focus_main(self) -> None:
+        self.query_one(RowList).focus()
+
+    def request_data(self) -> None:
+        if self.member:
+            self._request(0)
+
+    def set_member(self, name: str) -> None:
+        """Show ``name``'s timeline (loaded now if the pane was already opened)."""
+        if name == self.member:
+            return
+        self.member = name
+        self.searching = None
+        self._title()
+        if self.requested:
+            self._request(0)
+
+    def _title(self) -> None:
+        who = self.member or "—"
+        mode = f" · search: {self.searching}" if self.searching else ""
+        self.query_one("#timeline-title", Static).update(
+            Content.assemble(("Timeline of ", "bold"), (who, "bold $accent"), mode)
+        )
+
+    # Pages -------------------------------------------------------------------------------
+
+    def _request(self, offset: int) -> None:
+        if self.member is None:
+            return
+        self.loading = True
+        self.post_message(PageRequested("timeline", self.query_now, offset, self.member))
+
+    def show_first(self, member: str, page: Page, events: TimelineEvents) -> None:
+        """The first page with the member's events (missing services named)."""
+        if member != self.member or page.query != self.query_now or self.searching:
+            return
+        self.events = list(events.events) if self.query_now == Query() else []
+        listing = self.query_one(RowList)
+        listing.clear_options()
+        self.loaded, self._sessions, self._last_day = 0, {}, None
+        self._append(page)
+        notes = list(events.missing)
+        if not page.sessions and not self.events:
+            notes.insert(0, f"No sessions are filed to {member} yet (file some in Triage).")
+        self._status(notes)
+        if listing.option_count:
+            listing.highlighted = next(
+                (
+                    i
+                    for i in range(listing.option_count)
+                    if not listing.get_option_at_index(i).disabled
+                ),
+                None,
+            )
+
+    def show_page(self, member: str, page: Page) -> None:
+        """A further page (ignored if stale)."""
+        if member != self.member or page.query != self.query_now or page.offset != self.loaded:
+            return
+        self._append(page)
+        self._status([])
+
+    def _append(self, page: Page) -> None:
+        self.loading = False
+        self.more = page.more
+        self.loaded += len(page.sessions)
+        oldest = page.sessions[-1].started_at if page.sessions else None
+        if page.more and oldest is not None:
+            now_events = [e for e in self.events if e.at >= oldest]
+        else:
+            now_events = list(self.events)
+        self.events = [e for e in self.events if e not in now_events]
+        entries: list[tuple[Any, object]] = [(s.started_at, s) for s in page.sessions]
+        entries += [(e.at, e) for e in now_events]
+        entries.sort(key=lambda pair: (pair[0] is not None, pair[0]), reverse=True)
+        options: list[Option] = []
+        for at, item in entries:
+            label = day(at)
+            if label != self._last_day:
+                self._last_day = label
+                options.append(Option(Content.styled(label, "bold"), disabled=True))
+            options.append(self._option(item))
+        self.query_one(RowList).add_options(options)
+
+    def _option(self, item: object) -> Option:
+        if isinstance(item, SessionRecord):
+            self._sessions[item.id] = item
+            clock = f"{local(item.started_at):%H:%M}" if item.started_at else "--:--"
+            return Option(
+                Content.assemble(
+                    (f"  {clock}  ", "$text-muted"),
+                    (f"{item.harness:<12}", "$accent"),
+                    (f"{clip(item.project or '—', 16):<17}", "$text-muted"),
+                    clip(item.title or "(untitled)", 60),
+                    (f"  {item.message_count} msgs", "$text-muted"),
+                ),
+                id=f"s:{item.id}",
+            )
+        assert isinstance(item, TimelineEvent)
+        clock = f"{local(item.at):%H:%M}"
+        return Option(
+            Content.assemble(
+                (f"  {clock}  ", "$text-muted"),
+                ("· ", EVENT_STYLE.get(item.kind, "")),
+                (clip(item.text, 90), EVENT_STYLE.get(item.kind, "")),
+            )
+        )
+
+    def _status(self, notes: list[str]) -> None:
+        count = plural(self.loaded, "session")
+        head = f"{count} loaded, more below" if self.more else f"{count}"
+        parts = [Content.styled(head, "bold")]
+        parts += [Content.styled(f"   {n}", "$warning") for n in notes]
+        self.query_one("#timeline-status", Static).update(Content("").join(parts))
+
+    # Search ------------------------------------------------------------------------------
+
+    def show_hits(self, member: str, text: str, hits: list[Any]) -> None:
+        """Recall hits in place of the timeline."""
+        if member != self.member or text != self.searching:
+            return
+        listing = self.query_one(RowList)
+        listing.clear_options()
+        for hit in hits:
+            sid = getattr(hit, "session_id", None) or hit.get("session_id")
+            at = getattr(hit, "at", None)
+            harness = getattr(hit, "harness", "")
+            snippet = str(getattr(hit, "snippet", ""))
+            listing.add_option(
+                Option(
+                    Content.assemble((f"{when(at)}  {harness:<12}", "$text-muted"))
+                    + highlight(clip(snippet, 110), text),
+                    id=f"s:{sid}",
+                )
+            )
+        self._title()
+        self._status([f"{plural(len(hits), 'hit')} for “{text}” — esc leaves the search"])
+
+    def show_unavailable(self, message: str, into: Any = None) -> None:
+        if self.searching:
+            self._status([message])
+            return
+        super().show_unavailable(message, into)
+
+    # Reacting ----------------------------------------------------------------------------
+
+    def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        event.stop()
+        listing = self.query_one(RowList)
+        if (
+            not self.searching
+            and self.more
+            and not self.loading
+            and event.option_index >= listing.option_count - NEAR_END
+        ):
+            self._request(self.loaded)
+        if self._preview_timer is not None:
+            self._preview_timer.stop()
+        self._preview_timer = self.set_timer(0.15, self._ask_preview)
+
+    def _current_session(self) -> str | None:
+        option = self.query_one(RowList).highlighted_option
+        if option is None or not option.id or not option.id.startswith("s:"):
+            return None
+        return option.id[2:]
+
+    def _ask_preview(self) -> None:
+        if sid := self._current_session():
+            self.post_message(PreviewRequested(sid, "timeline"))
+
+    def show_preview(self, transcript: Transcript) -> None:
+        if transcript.session.id == self._current_session():
+            self.query_one(TranscriptView).show(transcript)
+
+    def on_select_changed(self, event: Select.Changed) -> None:
+        event.stop()
+        self._apply_filters()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        if event.input.id == "timeline-search":
+            text = event.value.strip()
+            self.searching = text or None
+            self._title()
+            if self.member and text:
+                self.post_message(SearchRequested(self.member, text))
+            elif self.member:
+                self._request(0)
+        else:
+            self._apply_filters()
+        self.focus_main()
+
+    def _apply_filters(self) -> None:
+        harness = self.query_one("#timeline-harness", Select).value
+        query = Query(
+            harness=harness if isinstance(harness, str) else None,
+            project=self.query_one("#timeline-project", Input).value.strip() or None,
+        )
+        if query != self.query_now:
+            self.query_now = query
+            self.searching = None
+            self._request(0)
+
+    def on_key(self, event: Any) -> None:
+        if event.key == "escape" and self.searching is not None:
+            event.stop()
+            self.query_one("#timeline-search", Input).value = ""
+            self.searching = None
+            self._title()
+            self._request(0)
+            self.focus_main()
+
+    def action_open(self) -> None:
+        if sid := self._current_session():
+            self.post_message(TranscriptRequested(sid))
+
+    def action_search(self) -> None:
+        self.query_one("#timeline-search", Input).focus()
+
+    def action_filter(self) -> None:
+        self.query_one("#timeline-harness", Select).focus()
+
+    def action_choose_member(self) -> None:
+        self.post_message(MemberChosen(""))

@@ -1,0 +1,128 @@
+"""A session's redacted transcript: roles styled by theme, tool calls folded to one line.
+
+Rendering is a pure function of the records (:func:`render_transcript`), so the
+preview and the dialog draw the same thing and tests can check it without an app.
+"""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
+from textual.content import Content
+from textual.widgets import Static
+
+from viva_store.records import MessageRecord, SessionRecord
+from viva_tui.screens.backend import Transcript
+from viva_tui.widgets.format import when
+
+ROLE_STYLE = {
+    "user": "bold $role-user",
+    "assistant": "bold $role-assistant",
+    "tool": "$role-tool",
+    "system": "italic $text-muted",
+    "summary": "italic $text-muted",
+    "event": "$text-muted",
+}
+FOLDED_WIDTH = 90
+
+
+def _one_line(text: str | None, width: int = FOLDED_WIDTH) -> str:
+    flat = " ".join((text or "").split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+def _lines(text: str | None) -> int:
+    return len((text or "").splitlines())
+
+
+def render_message(msg: MessageRecord, folded: bool) -> Content:
+    """One transcript item as styled content (markup in the text is never interpreted)."""
+    style = ROLE_STYLE.get(msg.role, "$text-muted")
+    stamp = f"{msg.at:%H:%M}" if msg.at else "--:--"
+    head = Content.assemble((f"{stamp} ", "$text-muted"), (msg.role, style))
+    if msg.sidechain:
+        head = head + Content.styled(" (sub-agent)", "$text-muted")
+    if msg.tool:
+        call = Content.assemble(
+            ("▸ " if folded else "▾ ", "$role-tool"),
+            (msg.tool, "bold $role-tool"),
+            " ",
+            (_one_line(msg.tool_input) if folded else "", "$role-tool"),
+        )
+        parts = [head, Content("  "), call]
+        if msg.text.strip():
+            parts += [Content("\n"), Content(msg.text.rstrip())]
+        if not folded:
+            parts += [Content("\n"), Content.styled((msg.tool_input or "").rstrip(), "$role-tool")]
+            if msg.tool_result:
+                parts += [Content("\n"), Content.styled(msg.tool_result.rstrip(), "$role-tool")]
+        elif msg.tool_result:
+            parts.append(Content.styled(f"  ↳ {_lines(msg.tool_result)} lines", "$text-muted"))
+        return Content("").join(parts)
+    if msg.role == "tool" and folded:
+        body = msg.tool_result or msg.text
+        return head + Content.styled(
+            f"  ↳ {_lines(body)} lines of output (z unfolds)", "$text-muted"
+        )
+    body = msg.text if msg.role != "tool" else (msg.tool_result or msg.text)
+    return Content("").join([head, Content("\n"), Content(body.rstrip() or "(empty)")])
+
+
+def render_header(session: SessionRecord) -> Content:
+    """The session's facts above its transcript."""
+    owner = session.member or ("nobody's" if session.status == "nobody" else "unattributed")
+    title = session.title or "(untitled)"
+    facts = (
+        f"{session.harness} · {session.project or session.cwd or 'no project'} · "
+        f"{when(session.started_at)} · {session.message_count} messages · {owner}"
+    )
+    return Content.assemble((title, "bold"), "\n", (facts, "$text-muted"))
+
+
+class TranscriptView(VerticalScroll):
+    """A scrolling transcript; :meth:`show` replaces what it shows."""
+
+    DEFAULT_CLASSES = "transcript"
+
+    def __init__(self, *, id: str | None = None, placeholder: str = "") -> None:
+        super().__init__(id=id)
+        self._transcript: Transcript | None = None
+        self._placeholder = placeholder
+        self.folded = True
+
+    def compose(self) -> ComposeResult:
+        yield Static(self._placeholder, classes="transcript-empty")
+
+    def show(self, transcript: Transcript | None, placeholder: str = "") -> None:
+        """Draw ``transcript`` (None: show ``placeholder`` instead)."""
+        self._transcript = transcript
+        self._placeholder = placeholder
+        self._redraw()
+
+    def toggle_fold(self) -> None:
+        """Fold or unfold every tool call."""
+        self.folded = not self.folded
+        self._redraw()
+
+    def _redraw(self) -> None:
+        self.remove_children()
+        self.scroll_home(animate=False)
+        t = self._transcript
+        if t is None:
+            self.mount(Static(self._placeholder, classes="transcript-empty"))
+            return
+        widgets = [Static(render_header(t.session), classes="transcript-header")]
+        for msg in t.messages:
+            role = msg.role if msg.role in ROLE_STYLE else "event"
+            widgets.append(Static(render_message(msg, self.folded), classes=f"msg -{role}"))
+        if not t.messages:
+            widgets.append(Static("(no messages recovered)", classes="transcript-empty"))
+        if t.truncated:
+            shown = len(t.messages)
+            widgets.append(
+                Static(
+                    f"… first {shown} of {t.session.message_count} messages shown",
+                    classes="transcript-more",
+                )
+            )
+        self.mount_all(widgets)

@@ -1,0 +1,360 @@
+"""Pane 2: the triage queue — paged list, filters, preview, one key per member."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.content import Content
+from textual.timer import Timer
+from textual.widgets import Input, Select, Static
+
+from viva_store.records import MemberRecord, SessionRecord
+from viva_store.services.suggest import Suggestion
+from viva_tui import keys
+from viva_tui.messages import (
+    AcceptRequested,
+    AssignRequested,
+    PageRequested,
+    PickRequested,
+    PreviewRequested,
+    TranscriptRequested,
+    UndoRequested,
+)
+from viva_tui.screens.backend import Page, Query, Transcript
+from viva_tui.widgets.format import clip, plural, when
+from viva_tui.widgets.pane import Pane
+from viva_tui.widgets.tables import RowTable
+from viva_tui.widgets.transcript import TranscriptView
+
+PAGE = 100
+NEAR_END = 25
+PREVIEW_DELAY = 0.15
+COLUMNS = (("mark", " "), ("harness", "harness"), ("project", "project"),
+           ("started", "started"), ("title", "title"), ("msgs", "msgs"),
+           ("suggested", "suggested"))  # fmt: skip
+
+
+class TriagePane(Pane):
+    """Unattributed sessions, newest first, loaded a page at a time as the cursor nears
+    the end (the store may hold tens of thousands)."""
+
+    PANE_ID = "triage"
+    TITLE = "Triage"
+    BINDINGS = keys.TRIAGE
+    HELP_TEXT = """\
+Sessions recovered from the harnesses that no execution record attributes: each waits
+here until you file it into one member's experience, or mark it as nobody's. Viva never
+files a session by itself.
+
+* The **letter** shown beside each member (status line) assigns the highlighted session
+  — or every **marked** one (space marks) — to that member. **m** opens a list instead.
+* **suggested** is Viva's guess from the sessions you filed before, with its confidence;
+  **y** accepts it. A muted guess is below the confidence threshold and is not offered.
+* **u** undoes the last action (the sessions go back to the queue; the log keeps both).
+* **f** filters by harness, project, or text in the title. **Enter** opens the transcript;
+  the preview on the right shows its start with tool calls folded (**z** unfolds).
+* **i** imports new sessions from every harness; a progress bar shows while it runs.
+"""
+
+    def __init__(self, harnesses: Sequence[str]) -> None:
+        super().__init__()
+        self.harnesses = list(harnesses)
+        self.query_now = Query()
+        self.order: list[str] = []
+        self.sessions: dict[str, SessionRecord] = {}
+        self.more = False
+        self.loading = False
+        self.marked: set[str] = set()
+        self.suggestions: dict[str, Suggestion] | None = None
+        self.members: list[MemberRecord] = []
+        self.keys: dict[str, str] = {}
+        self._preview_timer: Timer | None = None
+        self._filter_timer: Timer | None = None
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="triage-filters", classes="filters"):
+            yield Select(
+                [(h, h) for h in self.harnesses],
+                prompt="any harness",
+                id="triage-harness",
+                compact=True,
+            )
+            yield Input(placeholder="project (exact)", id="triage-project", compact=True)
+            yield Input(placeholder="f: text in title or project", id="triage-text", compact=True)
+        with Horizontal(id="triage-body"):
+            yield RowTable(id="triage-table")
+            yield TranscriptView(id="triage-preview", placeholder="Loading the queue…")
+        yield Static("", id="triage-status", classes="status")
+
+    def on_mount(self) -> None:
+        table = self.query_one(RowTable)
+        for key, label in COLUMNS:
+            table.add_column(label, key=key)
+
+    def request_data(self) -> None:
+        self._request(0)
+
+    def focus_main(self) -> None:
+        self.query_one(RowTable).focus()
+
+    # Showing what the screen loaded ------------------------------------------------------
+
+    def show_page(self, page: Page) -> None:
+        """Append a page (offset 0 replaces the list); stale pages are ignored."""
+        if page.query != self.query_now or (page.offset and page.offset != len(self.order)):
+            return
+        table = self.query_one(RowTable)
+        if page.offset == 0:
+            table.clear()
+            self.order, self.sessions = [], {}
+        self.loading = False
+        self.more = page.more
+        for s in page.sessions:
+            if s.id in self.sessions:
+                continue
+            self.order.append(s.id)
+            self.sessions[s.id] = s
+            table.add_row(*self._cells(s), key=s.id)
+        self.marked &= set(self.sessions)
+        if page.offset == 0:
+            self._after_reset()
+        self._status()
+
+    def _after_reset(self) -> None:
+        preview = self.query_one(TranscriptView)
+        if not self.order:
+            filtered = self.query_now != Query()
+            preview.show(
+                None,
+                "Nothing matches these filters."
+                if filtered
+                else "The triage queue is empty. Press i to import sessions from the harnesses.",
+            )
+        else:
+            self.query_one(RowTable).move_cursor(row=0)
+            self._schedule_preview()
+
+    def show_preview(self, transcript: Transcript) -> None:
+        """Draw the transcript of the highlighted session (if it still is)."""
+        if transcript.session.id == self.current():
+            self.query_one(TranscriptView).show(transcript)
+
+    def set_suggestions(self, suggestions: Mapping[str, Suggestion]) -> None:
+        """Fill the "suggested" column."""
+        self.suggestions = dict(suggestions)
+        table = self.query_one(RowTable)
+        for sid in self.order:
+            table.update_cell(sid, "suggested", self._suggestion_cell(sid))
+        self._status()
+
+    def set_members(self, members: Sequence[MemberRecord], member_keys: Mapping[str, str]) -> None:
+        """Bind one key per member (ids ``triage.assign.<name>``, remappable)."""
+        self.members = list(members)
+        self.keys = dict(member_keys)
+        for bindings in self._bindings.key_to_bindings.values():
+            bindings[:] = [b for b in bindings if not (b.id or "").startswith(keys.ASSIGN_PREFIX)]
+        for name, key in self.keys.items():
+            self._bindings.key_to_bindings.setdefault(key, []).append(
+                Binding(
+                    key,
+                    f"assign({name!r})",
+                    f"→ {name}",
+                    show=False,
+                    id=f"{keys.ASSIGN_PREFIX}{name}",
+                    tooltip=f"File into {name}'s experience",
+                )
+            )
+        self.refresh_bindings()
+        self._status()
+
+    def remove_sessions(self, ids: Sequence[str]) -> None:
+        """Take filed sessions out of the list, keeping the cursor where it was."""
+        table = self.query_one(RowTable)
+        row = table.cursor_row
+        for sid in ids:
+            if sid in self.sessions:
+                table.remove_row(sid)
+                del self.sessions[sid]
+                self.order.remove(sid)
+        self.marked -= set(ids)
+        if self.order:
+            table.move_cursor(row=min(max(row, 0), len(self.order) - 1))
+            self._schedule_preview()
+            self._maybe_more(table.cursor_row)
+        else:
+            self._after_reset()
+            if self.more:
+                self._request(0)
+        self._status()
+
+    def reload(self) -> None:
+        """Start the list again from its first page."""
+        self._request(0)
+
+    # Cells and status --------------------------------------------------------------------
+
+    def _cells(self, s: SessionRecord) -> tuple[object, ...]:
+        return (
+            self._mark_cell(s.id),
+            s.harness,
+            clip(s.project or s.cwd or "—", 22),
+            when(s.started_at),
+            clip(s.title or "(untitled)", 48),
+            str(s.message_count),
+            self._suggestion_cell(s.id),
+        )
+
+    def _mark_cell(self, sid: str) -> Text:
+        return Text("●", style="bold") if sid in self.marked else Text(" ")
+
+    def _suggestion_cell(self, sid: str) -> Text:
+        if self.suggestions is None:
+            return Text("…", style="dim")
+        s = self.suggestions.get(sid)
+        if s is None:
+            return Text("—", style="dim")
+        if s.member is not None:
+            return Text(f"{s.member} {s.confidence:.2f}", style="bold")
+        if s.best_guess:
+            return Text(f"({s.best_guess} {s.confidence:.2f})", style="dim italic")
+        return Text("—", style="dim")
+
+    def _status(self) -> None:
+        loaded = plural(len(self.order), "session")
+        head = f"{loaded} loaded, more below" if self.more else f"{loaded} in view"
+        if self.marked:
+            head += f" · {len(self.marked)} marked"
+        legend = " · ".join(f"{k} {n}" for n, k in self.keys.items())
+        parts = [Content.styled(head, "bold $triage-pending")]
+        if legend:
+            parts.append(Content.assemble("   assign: ", (legend, "bold")))
+        parts.append(
+            Content.styled("   space mark · m pick · n nobody · y accept · u undo", "$text-muted")
+        )
+        self.query_one("#triage-status", Static).update(Content("").join(parts))
+
+    # Reacting to the owner ----------------------------------------------------------------
+
+    def current(self) -> str | None:
+        """The highlighted session's id."""
+        return self.query_one(RowTable).current_key
+
+    def targets(self) -> tuple[str, ...]:
+        """The marked sessions (in list order), else the highlighted one."""
+        if self.marked:
+            return tuple(sid for sid in self.order if sid in self.marked)
+        sid = self.current()
+        return (sid,) if sid else ()
+
+    def on_data_table_row_highlighted(self, event: RowTable.RowHighlighted) -> None:
+        event.stop()
+        self._schedule_preview()
+        self._maybe_more(event.cursor_row)
+
+    def _maybe_more(self, row: int) -> None:
+        if self.more and not self.loading and row >= len(self.order) - NEAR_END:
+            self._request(len(self.order))
+
+    def _request(self, offset: int) -> None:
+        self.loading = True
+        self.post_message(PageRequested("triage", self.query_now, offset))
+
+    def _schedule_preview(self) -> None:
+        if self._preview_timer is not None:
+            self._preview_timer.stop()
+        self._preview_timer = self.set_timer(PREVIEW_DELAY, self._ask_preview)
+
+    def _ask_preview(self) -> None:
+        sid = self.current()
+        if sid:
+            self.post_message(PreviewRequested(sid, "triage"))
+
+    def on_select_changed(self, event: Select.Changed) -> None:
+        event.stop()
+        self._apply_filters()
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        event.stop()
+        if self._filter_timer is not None:
+            self._filter_timer.stop()
+        self._filter_timer = self.set_timer(0.3, self._apply_filters)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self._apply_filters()
+        self.focus_main()
+
+    def _apply_filters(self) -> None:
+        harness = self.query_one("#triage-harness", Select).value
+        query = Query(
+            harness=harness if isinstance(harness, str) else None,
+            project=self.query_one("#triage-project", Input).value.strip() or None,
+            text=self.query_one("#triage-text", Input).value.strip() or None,
+        )
+        if query != self.query_now:
+            self.query_now = query
+            self._request(0)
+
+    def action_mark(self) -> None:
+        sid = self.current()
+        if sid is None:
+            return
+        self.marked ^= {sid}
+        table = self.query_one(RowTable)
+        table.update_cell(sid, "mark", self._mark_cell(sid))
+        table.action_cursor_down()
+        self._status()
+
+    def action_unmark_all(self) -> None:
+        table = self.query_one(RowTable)
+        if not table.has_focus:
+            self.focus_main()  # escape leaves the filters first
+            return
+        for sid in self.marked & set(self.sessions):
+            table.update_cell(sid, "mark", Text(" "))
+        self.marked.clear()
+        self._status()
+
+    def action_assign(self, member: str) -> None:
+        if ids := self.targets():
+            self.post_message(AssignRequested(ids, member))
+
+    def action_nobody(self) -> None:
+        if ids := self.targets():
+            self.post_message(AssignRequested(ids, None))
+
+    def action_pick_member(self) -> None:
+        if ids := self.targets():
+            self.post_message(PickRequested(ids))
+
+    def action_accept(self) -> None:
+        ids = self.targets()
+        if not ids:
+            return
+        if self.suggestions is None:
+            self.notify("Suggestions are still being computed.", severity="warning")
+            return
+        pairs = [(sid, s.member) for sid in ids if (s := self.suggestions.get(sid)) and s.member]
+        if not pairs:
+            reason = self.suggestions.get(ids[0])
+            why = reason.reason if reason else "no suggestion"
+            self.notify(f"Nothing to accept: {why}.", severity="warning")
+            return
+        self.post_message(AcceptRequested(tuple((sid, m) for sid, m in pairs if m)))
+
+    def action_undo(self) -> None:
+        self.post_message(UndoRequested())
+
+    def action_filter(self) -> None:
+        self.query_one("#triage-text", Input).focus()
+
+    def action_open(self) -> None:
+        if sid := self.current():
+            self.post_message(TranscriptRequested(sid))
+
+    def action_fold(self) -> None:
+        self.query_one(TranscriptView).toggle_fold()
