@@ -47,11 +47,11 @@ def require_coordinator(ctx: Context, action: str) -> None:
 
 
 def group_duplicates(open_: Sequence[CandidateRecord]) -> list[list[CandidateRecord]]:
-    """Candidates grouped by (member, normalized text), each group earliest first."""
+    """Candidates grouped by (member, normalized text), each group in proposal order."""
     groups: dict[tuple[str, str], list[CandidateRecord]] = {}
-    for cand in sorted(open_, key=lambda c: (c.proposed_at, c.id)):
+    for cand in sorted(open_, key=lambda c: c.proposal_event):
         groups.setdefault((cand.member, normalize_text(cand.text)), []).append(cand)
-    return sorted(groups.values(), key=lambda g: (g[0].member, g[0].proposed_at, g[0].id))
+    return sorted(groups.values(), key=lambda g: (g[0].member, g[0].proposal_event))
 
 
 def summarize(week: str, groups: Sequence[Sequence[CandidateRecord]]) -> str:

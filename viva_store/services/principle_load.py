@@ -56,6 +56,12 @@ class Loaded:
         row = self.version_row(self.state.active)
         return approved_wording(self.state, self.state.active, row.text if row else "")
 
+    def proposal_event(self, version_id: str) -> int:
+        """The id of the event that proposed ``version_id`` (its place in the log)."""
+        return next(
+            (e.id for e in self.events if e.action == PROPOSED and e.version_id == version_id), 0
+        )
+
     def proposed_against(self, version_id: str) -> int | None:
         """The id of the event that put the then-active version in force when proposed."""
         for ev in self.events:
@@ -175,6 +181,7 @@ def candidates(items: list[Loaded]) -> list[CandidateRecord]:
                     batch_id=item.state.batch.get(vid),
                     merged=tuple(dups),
                     proposed_at=as_utc(row.created_at),
+                    proposal_event=item.proposal_event(vid),
                 )
             )
     return out

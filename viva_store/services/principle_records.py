@@ -40,6 +40,7 @@ class CandidateRecord(JsonRecord):
     candidate's own evidence followed by that of duplicates merged into it. ``active_text``
     is the member's wording in force for this principle (for a diff), ``stale`` whether the
     active version changed since the candidate was proposed (approval would be refused).
+    ``proposal_event`` is the id of its ``proposed`` event: the log's order of proposals.
     """
 
     id: str
@@ -59,6 +60,7 @@ class CandidateRecord(JsonRecord):
     batch_id: str | None
     merged: tuple[str, ...]
     proposed_at: datetime
+    proposal_event: int
 
 
 @dataclass(frozen=True, slots=True)

@@ -83,7 +83,7 @@ def principle_queue(
         for c in candidates(items)
         if (include_decided or c.status in OPEN) and (week is None or c.week == week)
     ]
-    return sorted(out, key=lambda c: (c.week, c.batch_id or "~", c.member, c.proposed_at, c.id))
+    return sorted(out, key=lambda c: (c.week, c.batch_id or "~", c.member, c.proposal_event))
 
 
 @reader
