@@ -41,7 +41,15 @@ class Ledger:
             return None
         out, hits = redact_text(clean(value))
         for hit in hits:
-            self.rows.append({**where, "field": name, "rule": hit.rule, "position": hit.start})
+            self.rows.append(
+                {
+                    **where,
+                    "field": name,
+                    "rule": hit.rule,
+                    "position": hit.start,
+                    "ruleset": RULESET_VERSION,
+                }
+            )
         return out
 
     def obj(self, value: Any, where: dict[str, Any], name: str) -> Any:
@@ -50,7 +58,13 @@ class Ledger:
         out, hits = redact_obj(value)
         for hit in hits:
             self.rows.append(
-                {**where, "field": f"{name}.{hit.path}", "rule": hit.rule, "position": hit.start}
+                {
+                    **where,
+                    "field": f"{name}.{hit.path}",
+                    "rule": hit.rule,
+                    "position": hit.start,
+                    "ruleset": RULESET_VERSION,
+                }
             )
         return out
 
