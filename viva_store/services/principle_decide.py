@@ -24,6 +24,7 @@ from viva_store.services.principle_load import (
     candidates,
     event_records,
     load,
+    lock,
 )
 from viva_store.services.principle_propose import MAX_TEXT, candidate
 from viva_store.services.principle_records import (
@@ -58,6 +59,7 @@ def _find(conn: Connection, ctx: Context, ref: str) -> tuple[Loaded, Any]:
     ref = ref.strip()
     row = conn.execute(select(V.c.principle_id).where(V.c.id == ref)).first()
     pid = row.principle_id if row else ref
+    lock(conn, pid)
     found = load(conn, ctx, principle_ids=[pid])
     if not found:
         raise NotFound(f"no principle candidate {ref!r} (see `viva principle queue`)")
@@ -78,6 +80,7 @@ def _principle(conn: Connection, ctx: Context, ref: str) -> Loaded:
     pid = row.principle_id if row else ref
     if conn.execute(select(P.c.id).where(P.c.id == pid)).first() is None:
         raise NotFound(f"no principle {ref!r} (see `viva principle history`)")
+    lock(conn, pid)
     return load(conn, ctx, principle_ids=[pid])[0]
 
 
@@ -160,7 +163,7 @@ def approve(
     changed since it was proposed.
     """
     require_owner(ctx.actor, "approve principles")
-    edited = " ".join(text.split()) if text is not None else None
+    edited = text.strip() if text is not None else None
     if edited is not None and not edited:
         raise InvalidInput("--text is empty; leave it out to approve the proposed wording")
     if edited is not None and len(edited) > MAX_TEXT:

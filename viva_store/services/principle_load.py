@@ -76,6 +76,13 @@ class Loaded:
         return current != self.proposed_against(version_id)
 
 
+def lock(conn: Connection, principle_id: str) -> None:
+    """Hold ``principle_id``'s row until the transaction ends (PostgreSQL), so two decisions
+    on one principle are serialized and the second sees the first (the stale check).
+    SQLite writes are serialized by ``BEGIN IMMEDIATE`` already."""
+    conn.execute(select(P.c.id).where(P.c.id == principle_id).with_for_update())
+
+
 def load(
     conn: Connection,
     ctx: Context,

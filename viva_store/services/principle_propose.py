@@ -19,7 +19,7 @@ from viva_store.access import OWNER, can_see_member
 from viva_store.db.tables import Message
 from viva_store.errors import AccessDenied, InvalidInput, NotFound
 from viva_store.services.members import get_member
-from viva_store.services.principle_load import E, Loaded, P, V, candidates, load
+from viva_store.services.principle_load import E, Loaded, P, V, candidates, load, lock
 from viva_store.services.principle_records import CandidateRecord
 from viva_store.services.principle_state import PROPOSED, iso_week
 from viva_store.services.sessions import resolve_ids
@@ -86,6 +86,7 @@ def _evidence(conn: Connection, ctx: Context, refs: Sequence[str]) -> list[str]:
 
 
 def _target(conn: Connection, store_ctx: Context, member: str, replaces: str) -> Loaded:
+    lock(conn, replaces.strip())
     found = load(conn, store_ctx, principle_ids=[replaces.strip()])
     if not found:
         raise NotFound(f"no principle {replaces!r} (see `viva principle history`)")

@@ -33,7 +33,7 @@ from viva_store.services.principle_records import (
     PrincipleEventRecord,
     PrincipleRecord,
 )
-from viva_store.services.principle_state import OPEN
+from viva_store.services.principle_state import OPEN, parse_week
 from viva_store.services.registry import reader
 from viva_store.store import Context
 
@@ -77,6 +77,7 @@ def principle_queue(
     ``include_decided`` adds approved, rejected and merged ones; ``week`` narrows to one
     ISO week. A member sees only candidates for itself.
     """
+    week = parse_week(week) if week is not None else None
     items = ctx.store.read(lambda c: load(c, ctx))
     out = [
         c

@@ -12,7 +12,7 @@ only its own section (DESIGN I5), with no team totals.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from datetime import datetime
 from typing import Any
 
@@ -65,7 +65,7 @@ class MemberWeek(JsonRecord):
     @property
     def quiet(self) -> bool:
         """Nothing happened for this member this week."""
-        return not any(getattr(self, f) for f in self.__slots__ if f != "member")
+        return not any(getattr(self, f.name) for f in fields(self) if f.name != "member")
 
 
 @dataclass(frozen=True, slots=True)
