@@ -279,6 +279,8 @@ APPEND_ONLY: tuple[str, ...] = (
     "classification",
     *SKILL_APPEND_ONLY,
     *PRINCIPLE_APPEND_ONLY,
+    "recall_mark",
+    "engagement_event",
 )
 
 __all__ = [
@@ -305,3 +307,10 @@ __all__ = [
     "StoreMeta",
     "Usage",
 ]
+
+from viva_store.db.tables_recall import (  # noqa: E402, F401 - recall and engagement state
+    EngagementEvent,
+    RecallMark,
+    RecallSession,
+    RecallState,
+)

@@ -1,0 +1,254 @@
+"""ENGINE-SPECIFIC ADAPTER: full-text search SQL for SQLite (FTS5) and PostgreSQL (tsvector).
+
+Everything recall needs from an engine's full-text machinery is here and
+nowhere else; :mod:`viva_store.services.recall` composes these pieces with
+portable SQLAlchemy (scope joins, recency, importance).
+
+SQLite
+    ``recall_message_fts``: FTS5, *external content* (``content='message'``,
+    rowid = ``message.id``), ``detail=none`` — no stored copy of the text
+    and no token positions, so the index stays a fraction of the text. It is
+    filled in bulk after an import (``INSERT … SELECT`` of every message past
+    a watermark, chunked), never by a trigger row by row; ``message`` is
+    append-only, so nothing indexed ever has to be removed. Empty texts
+    (tool calls, tool results) are not indexed.
+    ``recall_title_fts``: FTS5 over ``recall_session.title`` (rowid =
+    ``recall_session.key``), changed row by row when a title changes.
+PostgreSQL
+    GIN indexes on ``to_tsvector('simple', message.text)`` and
+    ``to_tsvector('simple', coalesce(session.title, ''))``: expression
+    indexes the server keeps current itself, so nothing is ever pending.
+
+Neither engine's index carries the member: the scope is a join on
+``attribution`` (indexed) inside the query, so re-classifying a session
+changes what a member finds without touching an index.
+
+Relevance is the engine's rank as a non-negative number: ``-bm25()`` on
+SQLite, ``ts_rank()`` on PostgreSQL. Tokens arrive already split
+(:mod:`viva_store.recall.query`): FTS5 gets each one as a quoted string,
+PostgreSQL each one as a bound parameter to ``plainto_tsquery`` — user text
+never reaches either engine's query syntax.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from sqlalchemy import (
+    Connection,
+    Float,
+    Integer,
+    bindparam,
+    cast,
+    column,
+    func,
+    literal_column,
+    table,
+    text,
+)
+from sqlalchemy.exc import OperationalError
+from sqlalchemy.sql.elements import ColumnElement
+from sqlalchemy.sql.expression import FromClause
+
+from viva_store.db.tables import Message, Session
+from viva_store.db.tables_recall import RecallSession
+from viva_store.recall.query import fts5_expression
+
+M = Message.__table__  # type: ignore[attr-defined]
+S = Session.__table__  # type: ignore[attr-defined]
+RS = RecallSession.__table__  # type: ignore[attr-defined]
+
+MESSAGE_FTS = "recall_message_fts"
+TITLE_FTS = "recall_title_fts"
+TOKENIZE = "unicode61 remove_diacritics 2"
+PG_CONFIG = "'simple'::regconfig"
+_LN2 = math.log(2)
+
+_MSG = table(MESSAGE_FTS, column("rowid", Integer), column(MESSAGE_FTS))
+_TTL = table(TITLE_FTS, column("rowid", Integer), column(TITLE_FTS))
+
+
+def install(conn: Connection) -> None:
+    """The full-text objects of migration 0006. Frozen: a later change is a new function."""
+    if conn.dialect.name == "sqlite":
+        conn.exec_driver_sql(
+            f"CREATE VIRTUAL TABLE {MESSAGE_FTS} USING fts5(text, content='message', "
+            f"content_rowid='id', detail=none, tokenize='{TOKENIZE}')"
+        )
+        conn.exec_driver_sql(
+            f"CREATE VIRTUAL TABLE {TITLE_FTS} USING fts5(title, content='recall_session', "
+            f"content_rowid='key', detail=none, tokenize='{TOKENIZE}')"
+        )
+    elif conn.dialect.name == "postgresql":
+        conn.exec_driver_sql(
+            f"CREATE INDEX ix_message_text_fts ON message "
+            f"USING gin (to_tsvector({PG_CONFIG}, text))"
+        )
+        conn.exec_driver_sql(
+            f"CREATE INDEX ix_session_title_fts ON session "
+            f"USING gin (to_tsvector({PG_CONFIG}, coalesce(title, '')))"
+        )
+    else:  # pragma: no cover - only SQLite and PostgreSQL are supported
+        raise NotImplementedError(f"full-text search on {conn.dialect.name}")
+
+
+# --- keeping the indexes current -------------------------------------------------------
+
+
+def needs_indexing(conn: Connection) -> bool:
+    """Whether messages must be fed to the index explicitly (SQLite) or not (PostgreSQL)."""
+    return conn.dialect.name == "sqlite"
+
+
+def hold_message_writes(conn: Connection) -> None:
+    """Make ``max(message.id)`` a safe watermark for the rest of this transaction.
+
+    SQLite writes are serialized (``BEGIN IMMEDIATE``), so ids are committed in
+    order already. PostgreSQL hands out ids before commit; a SHARE lock waits
+    for transactions still inserting messages and holds new ones off until we
+    commit, so no message below the watermark can appear later.
+    """
+    if conn.dialect.name == "postgresql":
+        conn.exec_driver_sql("LOCK TABLE message IN SHARE MODE")
+
+
+def index_messages(conn: Connection, after: int, upto: int) -> int:
+    """Index the non-empty messages with ``after < id <= upto``; returns how many."""
+    if conn.dialect.name != "sqlite":
+        return 0
+    result = conn.execute(
+        text(
+            f"INSERT INTO {MESSAGE_FTS}(rowid, text) SELECT id, text FROM message "
+            "WHERE id > :after AND id <= :upto AND text != ''"
+        ),
+        {"after": after, "upto": upto},
+    )
+    return int(result.rowcount or 0)
+
+
+def retitle(conn: Connection, key: int, old: str | None, new: str | None) -> None:
+    """Replace a session's title in the title index (call before storing ``new``)."""
+    if conn.dialect.name != "sqlite":
+        return
+    if old:
+        conn.execute(
+            text(f"INSERT INTO {TITLE_FTS}({TITLE_FTS}, rowid, title) VALUES ('delete', :k, :t)"),
+            {"k": key, "t": old},
+        )
+    if new:
+        conn.execute(
+            text(f"INSERT INTO {TITLE_FTS}(rowid, title) VALUES (:k, :t)"), {"k": key, "t": new}
+        )
+
+
+def clear(conn: Connection) -> None:
+    """Empty the indexes SQLite is fed explicitly (before a rebuild)."""
+    if conn.dialect.name == "sqlite":
+        for name in (MESSAGE_FTS, TITLE_FTS):
+            conn.exec_driver_sql(f"INSERT INTO {name}({name}) VALUES ('delete-all')")
+
+
+def index_bytes(conn: Connection) -> int | None:
+    """Bytes the full-text indexes take on disk (None when the engine cannot tell)."""
+    if conn.dialect.name == "sqlite":
+        try:
+            value = conn.exec_driver_sql(
+                "SELECT sum(pgsize) FROM dbstat WHERE name LIKE 'recall_%_fts%'"
+            ).scalar()
+        except OperationalError:
+            return None
+        return int(value or 0)
+    value = conn.exec_driver_sql(
+        "SELECT pg_relation_size('ix_message_text_fts') + pg_relation_size('ix_session_title_fts')"
+    ).scalar()
+    return int(value or 0)
+
+
+def ensure_functions(conn: Connection) -> None:
+    """SQLite builds without the math functions get ``exp`` from Python."""
+    if conn.dialect.name != "sqlite":
+        return
+    try:
+        conn.exec_driver_sql("SELECT exp(0)").scalar()
+    except OperationalError:
+        raw = conn.connection.driver_connection
+        assert raw is not None
+        raw.create_function("exp", 1, math.exp, deterministic=True)
+
+
+def is_query_error(exc: OperationalError) -> bool:
+    """An FTS5 complaint about a query (e.g. a token its tokenizer splits in two)."""
+    message = str(exc.orig).lower()
+    return "fts5" in message or "phrase" in message or "syntax" in message
+
+
+# --- matching ----------------------------------------------------------------------------
+
+
+def _pg_query(tokens: tuple[str, ...], any_token: bool) -> ColumnElement[Any]:
+    if not any_token:
+        return func.plainto_tsquery(literal_column(PG_CONFIG), bindparam("q_all", " ".join(tokens)))
+    parts = [
+        func.plainto_tsquery(literal_column(PG_CONFIG), bindparam(f"q_{n}", token))
+        for n, token in enumerate(tokens)
+    ]
+    query = parts[0]
+    for part in parts[1:]:
+        query = query.op("||")(part)
+    return query
+
+
+class MessageMatch:
+    """Messages matching some tokens: what to select from, the condition, the rank."""
+
+    def __init__(self, dialect: str, tokens: tuple[str, ...], any_token: bool) -> None:
+        self.dialect = dialect
+        if dialect == "sqlite":
+            self.source: FromClause = _MSG.join(M, M.c.id == _MSG.c.rowid)
+            self.condition: ColumnElement[bool] = _MSG.c[MESSAGE_FTS].op("MATCH")(
+                bindparam("fts_q", fts5_expression(tokens, any_token))
+            )
+            self.rank: ColumnElement[float] = -func.bm25(literal_column(MESSAGE_FTS))
+            self.key: ColumnElement[int] = _MSG.c.rowid
+        else:
+            vector = func.to_tsvector(literal_column(PG_CONFIG), M.c.text)
+            query = _pg_query(tokens, any_token)
+            self.source = M
+            self.condition = vector.op("@@")(query)
+            self.rank = cast(func.ts_rank(vector, query), Float)
+            self.key = M.c.id
+
+
+class TitleMatch:
+    """Sessions whose title matches some tokens (joined to ``recall_session`` and ``session``)."""
+
+    def __init__(self, dialect: str, tokens: tuple[str, ...], any_token: bool) -> None:
+        if dialect == "sqlite":
+            self.source: FromClause = _TTL.join(RS, RS.c.key == _TTL.c.rowid).join(
+                S, S.c.id == RS.c.session_id
+            )
+            self.condition: ColumnElement[bool] = _TTL.c[TITLE_FTS].op("MATCH")(
+                bindparam("fts_t", fts5_expression(tokens, any_token))
+            )
+            self.rank: ColumnElement[float] = -func.bm25(literal_column(TITLE_FTS))
+        else:
+            vector = func.to_tsvector(literal_column(PG_CONFIG), func.coalesce(S.c.title, ""))
+            query = _pg_query(tokens, any_token)
+            self.source = S.outerjoin(RS, RS.c.session_id == S.c.id)
+            self.condition = vector.op("@@")(query)
+            self.rank = cast(func.ts_rank(vector, query), Float)
+
+
+def age_days(dialect: str, at: ColumnElement[Any], now: Any) -> ColumnElement[float]:
+    """Days from ``at`` to ``now`` (a bound instant)."""
+    if dialect == "sqlite":
+        stamp = now.strftime("%Y-%m-%d %H:%M:%S.%f")
+        return func.julianday(bindparam("now_s", stamp)) - func.julianday(at)
+    return func.extract("epoch", bindparam("now_t", now) - at) / 86400.0
+
+
+def recency(dialect: str, age: ColumnElement[float], half_life_days: float) -> ColumnElement[float]:
+    """``min(1, 2^(-age/half_life))``; 0 when the time is unknown."""
+    decay = func.coalesce(func.exp(-_LN2 * age / half_life_days), 0.0)
+    return func.min(decay, 1.0) if dialect == "sqlite" else func.least(decay, 1.0)

@@ -1,0 +1,62 @@
+"""Frozen records recall hands to the faces (no SQLAlchemy here)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from viva_store.records import JsonRecord
+
+
+@dataclass(frozen=True, slots=True)
+class RecallHit(JsonRecord):
+    """One recalled session (its best-matching message or title) with provenance.
+
+    ``kind``: ``message`` (``seq`` names the message) or ``title``.
+    ``factors``: ``relevance``, ``recency``, ``importance`` (each 0..1);
+    ``score`` is their weighted mean, times the engagement-state boost when
+    the hit is in the state's project and the state is preferred.
+    """
+
+    session_id: str
+    harness: str
+    at: datetime | None
+    score: float
+    snippet: str
+    kind: str
+    seq: int | None
+    title: str | None
+    member: str | None
+    status: str
+    project: str | None
+    factors: dict[str, float]
+    importance_reason: str
+    highlights: tuple[tuple[int, int], ...] = ()
+    in_state_project: bool | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RecallResult(JsonRecord):
+    """What a recall call found, and how it read the query.
+
+    ``matched``: ``all`` (every token) or ``any`` (no session had every token,
+    so sessions with any of them were ranked). ``state``: the engagement
+    state's project that narrowed the search (``None`` when none did).
+    """
+
+    hits: tuple[RecallHit, ...]
+    query: str
+    tokens: tuple[str, ...]
+    truncated: bool
+    matched: str
+    order: str
+    member: str | None
+    state_mode: str
+    state_project: str | None = None
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    def to_json(self) -> dict[str, Any]:
+        out = JsonRecord.to_json(self)
+        out["hits"] = [hit.to_json() for hit in self.hits]
+        return out

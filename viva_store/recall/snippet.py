@@ -1,0 +1,67 @@
+"""Snippets: a short window of a hit's text around the first matching token, highlighted.
+
+One implementation for both engines (FTS5's ``snippet()`` needs token
+positions, which a ``detail=none`` index does not keep). Highlights are
+``(start, end)`` character offsets into the snippet, for the faces to style.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from viva_store.recall.query import normalize
+
+_TOKEN = re.compile(r"(?:[^\W_]|[\ue000-\uf8ff])+")
+_SPACE = re.compile(r"\s+")
+ELLIPSIS = "…"
+SCAN_LIMIT = 200_000  # characters searched for a match; enough for any message
+
+
+@dataclass(frozen=True, slots=True)
+class Snippet:
+    """A window of text and where the matched tokens are in it."""
+
+    text: str
+    highlights: tuple[tuple[int, int], ...]
+
+    def marked(self, before: str = "[", after: str = "]") -> str:
+        """The snippet with each highlight wrapped in ``before`` / ``after``."""
+        out, at = [], 0
+        for start, end in self.highlights:
+            out += [self.text[at:start], before, self.text[start:end], after]
+            at = end
+        out.append(self.text[at:])
+        return "".join(out)
+
+
+def _matches(text: str, terms: frozenset[str]) -> Iterable[re.Match[str]]:
+    for match in _TOKEN.finditer(text):
+        if normalize(match.group()) in terms:
+            yield match
+
+
+def make_snippet(text: str, terms: Iterable[str], width: int = 160) -> Snippet:
+    """About ``width`` characters of ``text`` around its first token in ``terms``."""
+    wanted = frozenset(normalize(t) for t in terms)
+    scanned = text[:SCAN_LIMIT]
+    first = next(iter(_matches(scanned, wanted)), None)
+    if first is None:
+        start = 0
+    else:
+        start = max(0, first.start() - width // 3)
+        if start:  # begin at a word boundary
+            space = scanned.find(" ", start, first.start())
+            start = space + 1 if space != -1 else start
+    end = min(len(scanned), start + width)
+    if end < len(scanned):
+        space = scanned.rfind(" ", start + width // 2, end)
+        end = space if space != -1 else end
+    window = _SPACE.sub(" ", scanned[start:end]).strip()
+    prefix = ELLIPSIS if start > 0 else ""
+    suffix = ELLIPSIS if end < len(text) else ""
+    body = prefix + window + suffix
+    offset = len(prefix)
+    highlights = tuple((m.start() + offset, m.end() + offset) for m in _matches(window, wanted))
+    return Snippet(body, highlights)
