@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import insert
+from sqlalchemy import insert, select
 
 from tests.cli.runner import run
 from tests.store.test_principles_support import T0, as_member, frozen, make_sessions
@@ -36,7 +36,14 @@ def skill_events(
     ctx: Context, at: datetime, rows: list[tuple[str, str, str, dict[str, Any]]]
 ) -> None:
     """Append ``(member, skill, kind, extra)`` rows to the skill event log at ``at``."""
-    blank = {"value": None, "outcome": None, "track": None, "session_pos": 0.0, "day": 0.0}
+    blank = {
+        "value": None,
+        "outcome": None,
+        "track": None,
+        "target_id": None,
+        "session_pos": 0.0,
+        "day": 0.0,
+    }
     ctx.store.write(
         lambda c: c.execute(
             insert(SE),
@@ -91,6 +98,13 @@ def week(ctx: Context, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Conte
                 ("victor", "backtest-hygiene", "read", {}),
             ],
         )
+        failed = ctx.store.read(
+            lambda c: c.execute(select(SE.c.id).where(SE.c.outcome == "failure")).scalar_one()
+        )
+        correction = {"value": 0.0, "outcome": "corrected", "target_id": failed}
+        skill_events(
+            ctx, T0 + timedelta(hours=3), [("deven", "code-review", "revalued", correction)]
+        )
     with frozen(monkeypatch, T0 + timedelta(days=7)):
         propose(ctx, "oliver", "Next week's idea.", "r")
         skill_events(
@@ -118,7 +132,8 @@ def test_the_week_per_member(week: Context) -> None:
         ("rejected", "Never write docs.", "docs matter"),
     ]
     assert deven.skills_added == ({"skill": "code-review", "how": "added"},)
-    assert deven.skill_uses == ({"skill": "code-review", "uses": 2, "value": 1.25},)
+    # The failed use (0.25) was later corrected by the owner to 0.0.
+    assert deven.skill_uses == ({"skill": "code-review", "uses": 2, "value": 1.0, "corrected": 1},)
     assert deven.skills_reclaimed == ("python-refactoring",)
     assert deven.skills_would_forget == ("sqlite-migrations",)
     assert deven.track_changes == ({"skill": "python-refactoring", "track": "time"},)
@@ -167,7 +182,9 @@ def test_three_formats(week: Context, cli_env: str, monkeypatch: pytest.MonkeyPa
     assert data == json.loads(json.dumps(to_jsonable(weekly_report(week, "2026-W48")))) | {
         "generated_at": data["generated_at"]
     }
-    assert data["members"][2]["skill_uses"] == [{"skill": "code-review", "uses": 2, "value": 1.25}]
+    assert data["members"][2]["skill_uses"] == [
+        {"skill": "code-review", "uses": 2, "value": 1.0, "corrected": 1}
+    ]
 
     markdown = run(["report", "weekly", "--week", "2026-W48", "--markdown"])
     assert markdown.code == 0 and markdown.out == report_markdown(weekly_report(week, "2026-W48"))
@@ -175,7 +192,7 @@ def test_three_formats(week: Context, cli_env: str, monkeypatch: pytest.MonkeyPa
         "# Viva weekly report — 2026-W48 (2026-11-23 to 2026-11-29)",
         "- Sessions recovered: 5 (1 still waiting for triage)",
         "## deven",
-        "- Skill uses: `code-review` ×2 (value 1.25)",
+        "- Skill uses: `code-review` ×2 (value 1, 1 corrected by the owner)",
         "- Would forget (trial month): `sqlite-migrations`",
         "| 2026-11-24 | ",
         "## oliver\n\nNothing this week.",

@@ -139,11 +139,24 @@ def _principles(
 def _skills(
     conn: Connection, ctx: Context, start: datetime, end: datetime
 ) -> dict[str, dict[str, Any]]:
-    rows = conn.execute(
-        select(SE.c.member, SE.c.skill, SE.c.kind, SE.c.value, SE.c.track, SE.c.at)
-        .where(_in(SE.c.at, start, end), member_scope(ctx.actor, SE.c.member))
-        .order_by(SE.c.id)
+    """The week's skill events per member. A use is valued as it stands now: an owner's
+    correction (``revalued``, whenever it came) replaces the value the use was recorded with."""
+    rows = list(
+        conn.execute(
+            select(SE.c.id, SE.c.member, SE.c.skill, SE.c.kind, SE.c.value, SE.c.track)
+            .where(_in(SE.c.at, start, end), member_scope(ctx.actor, SE.c.member))
+            .order_by(SE.c.id)
+        )
     )
+    uses = [r.id for r in rows if r.kind == "used"]
+    corrected: dict[int, float] = {}
+    for part in range(0, len(uses), 500):
+        for r in conn.execute(
+            select(SE.c.target_id, SE.c.value)
+            .where(SE.c.kind == "revalued", SE.c.target_id.in_(uses[part : part + 500]))
+            .order_by(SE.c.id)
+        ):
+            corrected[r.target_id] = float(r.value or 0.0)
     out: dict[str, dict[str, Any]] = defaultdict(_skills_empty)
     for r in rows:
         mine = out[r.member]
@@ -151,7 +164,8 @@ def _skills(
             mine["added"].append({"skill": r.skill, "how": r.kind})
         elif r.kind == "used":
             mine["uses"][r.skill] += 1
-            mine["value"][r.skill] += float(r.value or 0.0)
+            mine["value"][r.skill] += corrected.get(r.id, float(r.value or 0.0))
+            mine["corrected"][r.skill] += r.id in corrected
         elif r.kind in ("forgotten", "would_forget", "reclaimed"):
             if r.skill not in mine[r.kind]:
                 mine[r.kind].append(r.skill)
@@ -220,7 +234,12 @@ def weekly_report(ctx: Context, week: str | None = None) -> WeeklyReport:
                 principle_decisions=tuple(decided.get(name, [])),
                 skills_added=tuple(sk["added"]),
                 skill_uses=tuple(
-                    {"skill": s, "uses": n, "value": round(sk["value"][s], 4)}
+                    {
+                        "skill": s,
+                        "uses": n,
+                        "value": round(sk["value"][s], 4),
+                        "corrected": sk["corrected"][s],
+                    }
                     for s, n in sorted(sk["uses"].items())
                 ),
                 skills_forgotten=tuple(sk["forgotten"]),
@@ -250,6 +269,7 @@ def _skills_empty() -> dict[str, Any]:
         "added": [],
         "uses": Counter(),
         "value": Counter(),
+        "corrected": Counter(),
         "forgotten": [],
         "would_forget": [],
         "reclaimed": [],

@@ -37,7 +37,10 @@ def member_markdown(section: MemberWeek) -> list[str]:
         out.append(f"- Skills added: {added}")
     if section.skill_uses:
         uses = ", ".join(
-            f"`{u['skill']}` ×{u['uses']} (value {u['value']:g})" for u in section.skill_uses
+            f"`{u['skill']}` ×{u['uses']} (value {u['value']:g}"
+            + (f", {u['corrected']} corrected by the owner" if u["corrected"] else "")
+            + ")"
+            for u in section.skill_uses
         )
         out.append(f"- Skill uses: {uses}")
     if section.skills_reclaimed:

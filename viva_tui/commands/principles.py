@@ -370,6 +370,6 @@ def _member_details(m: MemberWeek) -> None:
     if m.skill_uses:
         _table(
             f"{m.member}: skill uses",
-            ["skill", "uses", "value"],
-            [(u["skill"], u["uses"], f"{u['value']:g}") for u in m.skill_uses],
+            ["skill", "uses", "value", "corrected"],
+            [(u["skill"], u["uses"], f"{u['value']:g}", u["corrected"]) for u in m.skill_uses],
         )
