@@ -106,13 +106,15 @@ class VivaApp(App[None]):
         if not isinstance(screen, MainScreen):
             return
         yield SystemCommand(
-            "Import sessions", "Recover new sessions from every harness",
+            "Import sessions",
+            "Recover new sessions from every harness",
             screen.action_import_sessions,
-        )  # fmt: skip
+        )
         yield SystemCommand(
-            "Open weekly report", "This week's principles, skills and triage",
+            "Open weekly report",
+            "This week's principles, skills and triage",
             screen.action_weekly_report,
-        )  # fmt: skip
+        )
         for member in screen.members:
             yield SystemCommand(
                 f"Switch member: {member.display_name}",
@@ -121,9 +123,10 @@ class VivaApp(App[None]):
             )
         for name in sorted(self.available_themes):
             yield SystemCommand(
-                f"Switch theme: {name}", "Saved for next time",
+                f"Switch theme: {name}",
+                "Saved for next time",
                 lambda name=name: setattr(self, "theme", name),  # type: ignore[misc]
-            )  # fmt: skip
+            )
 
 
 def run_app(ctx: Context) -> None:

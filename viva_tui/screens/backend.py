@@ -37,7 +37,7 @@ def optional(module: str, what: str) -> ModuleType:
         return importlib.import_module(f"viva_store.services.{module}")
     except ModuleNotFoundError as exc:
         if exc.name and exc.name.startswith("viva_store"):
-            raise Unavailable(f"{what} is not available yet in this build") from exc
+            raise Unavailable(f"{what}: not in this build yet") from exc
         raise
 
 

@@ -49,21 +49,43 @@ def _skillset() -> Any:
 
 
 def load_skills(ctx: Context, member: str, include_forgotten: bool) -> SkillsData:
-    """The member's skills with a sparkline of each weight history."""
-    _skillset()
-    raise NotImplementedError  # filled in against the skill-set service
+    """The member's skills with a sparkline of each weight history (its curve's points)."""
+    skillset = _skillset()
+    records = skillset.list_skills(ctx, member, include_forgotten=include_forgotten)
+    rows: list[SkillRow] = []
+    forget_below = 0.1
+    for r in records:
+        curve = skillset.skill_curve(ctx, member, r.name)
+        forget_below = curve.forget_below
+        points = [w for _, w in curve.points]
+        rows.append(
+            SkillRow(
+                r.name,
+                r.status,
+                r.weight,
+                r.track,
+                r.last_used,
+                r.uses,
+                tuple(points[-SPARK_POINTS:]),
+            )
+        )
+    return SkillsData(member, tuple(rows), skillset.trial_until(ctx), forget_below)
 
 
 def load_curve(ctx: Context, member: str, skill: str) -> CurveData:
     """The selected skill's curve."""
-    _skillset()
-    raise NotImplementedError
+    record = _skillset().skill_curve(ctx, member, skill)
+    return CurveData(member, skill, record.as_curve())
 
 
 def change(ctx: Context, action: str, member: str, skill: str, track: str = "") -> str:
-    """Reclaim a skill or change its track; returns a sentence saying what was stored."""
-    _skillset()
-    raise NotImplementedError
+    """Reclaim a skill or change its track; returns the store's sentence for what it did."""
+    skillset = _skillset()
+    if action == "reclaim":
+        return str(skillset.reclaim_skill(ctx, member, skill).message)
+    if action == "track":
+        return str(skillset.set_track(ctx, member, skill, track).message)
+    raise ValueError(f"unknown skill change {action!r}")
 
 
 def skill_body(ctx: Context, name: str) -> str:

@@ -54,18 +54,35 @@ def _principle_events(ctx: Context, member: str) -> list[TimelineEvent]:
 
 def _skill_events(ctx: Context, member: str) -> list[TimelineEvent]:
     skillset = optional("skillset", "Skill events")
-    out = []
-    for ev in skillset.skill_history(ctx, member):
-        out.append(TimelineEvent(ev.at, "skill", describe_skill_event(ev)))
-    return out
+    return [
+        TimelineEvent(ev.at, "skill", describe_skill_event(ev))
+        for ev in skillset.skill_history(ctx, member, limit=None)
+        if ev.kind not in QUIET_SKILL_KINDS
+    ]
+
+
+QUIET_SKILL_KINDS = ("projected",)
+"""Skill events not worth a timeline line (a projection is not a use)."""
 
 
 def describe_skill_event(ev: Any) -> str:
-    """One line for a skill event, in the store's own words (never "learned")."""
-    kind = str(getattr(ev, "kind", "event")).replace("_", " ")
-    skill = getattr(ev, "skill", "")
-    extra = getattr(ev, "outcome", None) or getattr(ev, "reason", None) or ""
-    return f"skill {kind}: {skill}" + (f" ({extra})" if extra else "")
+    """One line for a skill event, in the store's own terms (never "learned")."""
+    kind, skill = str(ev.kind), str(ev.skill)
+    why = f" — {ev.reason}" if getattr(ev, "reason", "") else ""
+    if kind == "used":
+        value = f", {ev.value:+.2f}" if ev.value is not None else ""
+        return f"used {skill} ({ev.outcome or 'recorded'}{value})"
+    if kind in ("added", "synced", "reclaimed"):
+        return f"{skill} {kind} into the set (weight 1.0){why}"
+    if kind == "track_changed":
+        return f"{skill} moved to the {ev.track} track"
+    if kind == "would_forget":
+        return f"{skill} would be forgotten (trial month: kept){why}"
+    if kind == "forgotten":
+        return f"{skill} forgotten (still in the team library){why}"
+    if kind == "revalued":
+        return f"a use of {skill} re-valued to {ev.value}{why}"
+    return f"skill {kind.replace('_', ' ')}: {skill}{why}"
 
 
 def load_events(ctx: Context, member: str) -> TimelineEvents:

@@ -65,12 +65,22 @@ class DecayPlot(PlotextPlot):
         plt.ylabel("weight")
         if curve.points:
             xs, ys = zip(*curve.points, strict=True)
-            plt.plot(list(xs), list(ys), color=theme_rgb(variables, "decay-curve"),
-                     label="weight", marker="braille")  # fmt: skip
+            plt.plot(
+                list(xs),
+                list(ys),
+                color=theme_rgb(variables, "decay-curve"),
+                label="weight",
+                marker="braille",
+            )
         if len(curve.projection) > 1:
             px, py = zip(*curve.projection, strict=True)
-            plt.plot(list(px), list(py), color=theme_rgb(variables, "decay-projection"),
-                     label="projected, no further use", marker="dot")  # fmt: skip
+            plt.plot(
+                list(px),
+                list(py),
+                color=theme_rgb(variables, "decay-projection"),
+                label="projected, no further use",
+                marker="dot",
+            )
         plt.hline(self._threshold, color=theme_rgb(variables, "decay-threshold"))
         due = curve.forget_due_at
         if due is not None:
@@ -78,8 +88,13 @@ class DecayPlot(PlotextPlot):
         uses = [(a, self._weight_at(a)) for a, kind, _ in curve.marks if kind == "use"]
         if uses:
             ux, uy = zip(*uses, strict=True)
-            plt.scatter(list(ux), list(uy), color=theme_rgb(variables, "decay-use"),
-                        marker="●", label="uses")  # fmt: skip
+            plt.scatter(
+                list(ux),
+                list(uy),
+                color=theme_rgb(variables, "decay-use"),
+                marker="●",
+                label="uses",
+            )
         top = max([w for _, w in curve.points] + [w for _, w in curve.projection] + [1.0])
         plt.ylim(0, top * 1.05)
         self.refresh()

@@ -18,6 +18,14 @@ def when(at: datetime | None) -> str:
     return "—" if at is None else f"{local(at):%Y-%m-%d %H:%M}"
 
 
+def project_label(project: str | None, cwd: str | None = None, width: int = 24) -> str:
+    """A project's short name: the last two parts of a path, clipped."""
+    text = project or cwd or "—"
+    if "/" in text.strip("/"):
+        text = "/".join(text.rstrip("/").split("/")[-2:])
+    return clip(text, width)
+
+
 def day(at: datetime | None) -> str:
     """The local day, e.g. ``Mon 2026-11-30``."""
     return "undated" if at is None else f"{local(at):%a %Y-%m-%d}"

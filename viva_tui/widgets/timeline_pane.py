@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from textual.app import ComposeResult
-from textual.containers import Horizontal
+from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.timer import Timer
 from textual.widgets import Input, OptionList, Select, Static
@@ -23,7 +23,7 @@ from viva_tui.messages import (
 )
 from viva_tui.screens.backend import Page, Query, Transcript
 from viva_tui.screens.data_timeline import TimelineEvent, TimelineEvents
-from viva_tui.widgets.format import clip, day, local, plural, when
+from viva_tui.widgets.format import clip, day, local, plural, project_label, when
 from viva_tui.widgets.pane import Pane
 from viva_tui.widgets.tables import RowList
 from viva_tui.widgets.transcript import TranscriptView
@@ -81,12 +81,17 @@ decisions between them.
     def compose(self) -> ComposeResult:
         yield Static("", id="timeline-title", classes="status")
         with Horizontal(id="timeline-filters", classes="filters"):
-            yield Select([(h, h) for h in self.harnesses], prompt="any harness",
-                         id="timeline-harness", compact=True)  # fmt: skip
+            yield Select(
+                [(h, h) for h in self.harnesses],
+                prompt="any harness",
+                id="timeline-harness",
+                compact=True,
+            )
             yield Input(placeholder="project (exact)", id="timeline-project", compact=True)
-            yield Input(placeholder="/ search this member's experience",
-                        id="timeline-search", compact=True)  # fmt: skip
-        with Horizontal(id="timeline-body"):
+            yield Input(
+                placeholder="/ search this member's experience", id="timeline-search", compact=True
+            )
+        with Vertical(id="timeline-body"):
             yield RowList(id="timeline-list")
             yield TranscriptView(id="timeline-preview", placeholder="")
         yield Static("", id="timeline-status", classes="status")
@@ -183,7 +188,7 @@ decisions between them.
                 Content.assemble(
                     (f"  {clock}  ", "$text-muted"),
                     (f"{item.harness:<12}", "$accent"),
-                    (f"{clip(item.project or '—', 16):<17}", "$text-muted"),
+                    (f"{project_label(item.project, item.cwd, 20):<21}", "$text-muted"),
                     clip(item.title or "(untitled)", 60),
                     (f"  {item.message_count} msgs", "$text-muted"),
                 ),

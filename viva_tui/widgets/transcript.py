@@ -13,7 +13,7 @@ from textual.widgets import Static
 
 from viva_store.records import MessageRecord, SessionRecord
 from viva_tui.screens.backend import Transcript
-from viva_tui.widgets.format import when
+from viva_tui.widgets.format import local, when
 
 ROLE_STYLE = {
     "user": "bold $role-user",
@@ -38,34 +38,37 @@ def _lines(text: str | None) -> int:
 def render_message(msg: MessageRecord, folded: bool) -> Content:
     """One transcript item as styled content (markup in the text is never interpreted)."""
     style = ROLE_STYLE.get(msg.role, "$text-muted")
-    stamp = f"{msg.at:%H:%M}" if msg.at else "--:--"
+    stamp = f"{local(msg.at):%H:%M}" if msg.at else "--:--"
     head = Content.assemble((f"{stamp} ", "$text-muted"), (msg.role, style))
     if msg.sidechain:
         head = head + Content.styled(" (sub-agent)", "$text-muted")
+    if msg.role == "tool":
+        output = msg.tool_result or msg.text
+        name = msg.tool or "tool"
+        if folded:
+            summary = f"  ↳ {name} output, {_lines(output)} lines"
+            return head + Content.styled(summary, "$text-muted")
+        body = Content.styled(output.rstrip() or "(no output)", "$role-tool")
+        return Content("").join([head, Content.styled(f"  {name} output\n", "$text-muted"), body])
+    parts = [head]
     if msg.tool:
-        call = Content.assemble(
-            ("▸ " if folded else "▾ ", "$role-tool"),
-            (msg.tool, "bold $role-tool"),
-            " ",
-            (_one_line(msg.tool_input) if folded else "", "$role-tool"),
+        line = _one_line(msg.tool_input) if folded else ""
+        parts.append(
+            Content.assemble(
+                ("  ▸ " if folded else "  ▾ ", "$role-tool"),
+                (msg.tool, "bold $role-tool"),
+                (f" {line}", "$role-tool"),
+            )
         )
-        parts = [head, Content("  "), call]
+        if not folded and msg.tool_input:
+            parts += [Content("\n"), Content.styled(msg.tool_input.rstrip(), "$role-tool")]
+        if not folded and msg.tool_result:
+            parts += [Content("\n"), Content.styled(msg.tool_result.rstrip(), "$role-tool")]
         if msg.text.strip():
             parts += [Content("\n"), Content(msg.text.rstrip())]
-        if not folded:
-            parts += [Content("\n"), Content.styled((msg.tool_input or "").rstrip(), "$role-tool")]
-            if msg.tool_result:
-                parts += [Content("\n"), Content.styled(msg.tool_result.rstrip(), "$role-tool")]
-        elif msg.tool_result:
-            parts.append(Content.styled(f"  ↳ {_lines(msg.tool_result)} lines", "$text-muted"))
         return Content("").join(parts)
-    if msg.role == "tool" and folded:
-        body = msg.tool_result or msg.text
-        return head + Content.styled(
-            f"  ↳ {_lines(body)} lines of output (z unfolds)", "$text-muted"
-        )
-    body = msg.text if msg.role != "tool" else (msg.tool_result or msg.text)
-    return Content("").join([head, Content("\n"), Content(body.rstrip() or "(empty)")])
+    parts += [Content("\n"), Content(msg.text.rstrip() or "(empty)")]
+    return Content("").join(parts)
 
 
 def render_header(session: SessionRecord) -> Content:

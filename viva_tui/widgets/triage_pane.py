@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal
+from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.timer import Timer
 from textual.widgets import Input, Select, Static
@@ -25,7 +25,7 @@ from viva_tui.messages import (
     UndoRequested,
 )
 from viva_tui.screens.backend import Page, Query, Transcript
-from viva_tui.widgets.format import clip, plural, when
+from viva_tui.widgets.format import clip, plural, project_label, when
 from viva_tui.widgets.pane import Pane
 from viva_tui.widgets.tables import RowTable
 from viva_tui.widgets.transcript import TranscriptView
@@ -33,9 +33,15 @@ from viva_tui.widgets.transcript import TranscriptView
 PAGE = 100
 NEAR_END = 25
 PREVIEW_DELAY = 0.15
-COLUMNS = (("mark", " "), ("harness", "harness"), ("project", "project"),
-           ("started", "started"), ("title", "title"), ("msgs", "msgs"),
-           ("suggested", "suggested"))  # fmt: skip
+COLUMNS = (
+    ("mark", " "),
+    ("harness", "harness"),
+    ("project", "project"),
+    ("started", "started"),
+    ("title", "title"),
+    ("msgs", "msgs"),
+    ("suggested", "suggested"),
+)
 
 
 class TriagePane(Pane):
@@ -85,7 +91,7 @@ files a session by itself.
             )
             yield Input(placeholder="project (exact)", id="triage-project", compact=True)
             yield Input(placeholder="f: text in title or project", id="triage-text", compact=True)
-        with Horizontal(id="triage-body"):
+        with Vertical(id="triage-body"):
             yield RowTable(id="triage-table")
             yield TranscriptView(id="triage-preview", placeholder="Loading the queue…")
         yield Static("", id="triage-status", classes="status")
@@ -201,9 +207,9 @@ files a session by itself.
         return (
             self._mark_cell(s.id),
             s.harness,
-            clip(s.project or s.cwd or "—", 22),
+            project_label(s.project, s.cwd),
             when(s.started_at),
-            clip(s.title or "(untitled)", 48),
+            clip(s.title or "(untitled)", 50),
             str(s.message_count),
             self._suggestion_cell(s.id),
         )

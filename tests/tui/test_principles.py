@@ -1,0 +1,144 @@
+"""Principles in the app: every decision is confirmed, then found in the store."""
+
+from __future__ import annotations
+
+from textual.pilot import Pilot
+
+from viva_store.services.principles import active_principles, principle_history, principle_queue
+from viva_store.store import Context
+from viva_tui.app import VivaApp
+from viva_tui.dialogs.confirm import ConfirmModal
+from viva_tui.dialogs.reason import TextModal
+from viva_tui.widgets.principles_pane import PrinciplesPane
+from viva_tui.widgets.tables import RowList
+
+from .conftest import DEFERRED_VICTOR, PENDING_ALICE, PENDING_OLIVER, TEXT_V1, TEXT_V2
+from .helpers import drive, settle
+
+
+async def open_principles(pilot: Pilot[None]) -> PrinciplesPane:
+    await settle(pilot)
+    await pilot.press("5")
+    await settle(pilot)
+    return pilot.app.screen.query_one(PrinciplesPane)
+
+
+def highlight(pane: PrinciplesPane, text: str) -> str:
+    """Move the list to the entry whose item has ``text``; returns its option id."""
+    listing = pane.query_one(RowList)
+    for key, item in pane._items.items():
+        if getattr(item, "text", None) == text:
+            listing.highlighted = listing.get_option_index(key)
+            return key
+    raise AssertionError(f"{text!r} is not listed")
+
+
+def candidate(ctx: Context, text: str):  # type: ignore[no-untyped-def]
+    return next(c for c in principle_queue(ctx, include_decided=True) if c.text == text)
+
+
+def test_approve_after_confirmation(app: VivaApp, demo_ctx: Context) -> None:
+    async def script(pilot: Pilot[None]) -> None:
+        pane = await open_principles(pilot)
+        highlight(pane, PENDING_ALICE)
+        await pilot.press("a")
+        await pilot.pause()
+        assert isinstance(pilot.app.screen, ConfirmModal)
+        await pilot.press("y")
+        await settle(pilot)
+
+    drive(app, script)
+    assert [p.text for p in active_principles(demo_ctx, "alice")] == [PENDING_ALICE]
+
+
+def test_declining_the_confirmation_stores_nothing(app: VivaApp, demo_ctx: Context) -> None:
+    async def script(pilot: Pilot[None]) -> None:
+        pane = await open_principles(pilot)
+        highlight(pane, PENDING_OLIVER)
+        await pilot.press("a")
+        await pilot.pause()
+        await pilot.press("n")
+        await settle(pilot)
+
+    drive(app, script)
+    assert candidate(demo_ctx, PENDING_OLIVER).status == "pending"
+    assert active_principles(demo_ctx, "oliver") == []
+
+
+def test_edit_then_approve_records_the_owner_wording(app: VivaApp, demo_ctx: Context) -> None:
+    edited = "Prove every backup by restoring it."
+
+    async def script(pilot: Pilot[None]) -> None:
+        pane = await open_principles(pilot)
+        highlight(pane, PENDING_OLIVER)
+        await pilot.press("e")
+        await pilot.pause()
+        modal = pilot.app.screen
+        assert isinstance(modal, TextModal)
+        modal.query_one("TextArea").text = edited  # type: ignore[attr-defined]
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        await pilot.press("y")
+        await settle(pilot)
+
+    drive(app, script)
+    assert [p.text for p in active_principles(demo_ctx, "oliver")] == [edited]
+
+
+def test_reject_requires_a_reason(app: VivaApp, demo_ctx: Context) -> None:
+    async def script(pilot: Pilot[None]) -> None:
+        pane = await open_principles(pilot)
+        highlight(pane, PENDING_ALICE)
+        await pilot.press("r")
+        await pilot.pause()
+        await pilot.press("ctrl+s")  # no reason yet: refused, the modal stays
+        await pilot.pause()
+        assert isinstance(pilot.app.screen, TextModal)
+        await pilot.press(*"too vague")
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert isinstance(pilot.app.screen, ConfirmModal)
+        await pilot.press("y")
+        await settle(pilot)
+
+    drive(app, script)
+    assert candidate(demo_ctx, PENDING_ALICE).status == "rejected"
+    reasons = [e.reason for e in principle_history(demo_ctx, "alice") if e.action == "rejected"]
+    assert reasons == ["too vague"]
+
+
+def test_defer_keeps_it_in_the_queue(app: VivaApp, demo_ctx: Context) -> None:
+    async def script(pilot: Pilot[None]) -> None:
+        pane = await open_principles(pilot)
+        highlight(pane, PENDING_OLIVER)
+        await pilot.press("d", "y")
+        await settle(pilot)
+
+    drive(app, script)
+    assert candidate(demo_ctx, PENDING_OLIVER).status == "deferred"
+    assert candidate(demo_ctx, DEFERRED_VICTOR).status == "deferred"
+
+
+def test_rollback_from_the_history(app: VivaApp, demo_ctx: Context) -> None:
+    assert [p.text for p in active_principles(demo_ctx, "deven")] == [TEXT_V2]
+
+    async def script(pilot: Pilot[None]) -> None:
+        pane = await open_principles(pilot)
+        await pilot.press("h")
+        await pilot.pause()
+        listing = pane.query_one(RowList)
+        first_approval = next(
+            key
+            for key, ev in sorted(pane._items.items(), key=lambda kv: kv[1].id)
+            if ev.action == "approved" and ev.member == "deven"
+        )
+        listing.highlighted = listing.get_option_index(first_approval)
+        await pilot.press("b")
+        await pilot.pause()
+        assert isinstance(pilot.app.screen, ConfirmModal)
+        await pilot.press("y")
+        await settle(pilot)
+
+    drive(app, script)
+    active = active_principles(demo_ctx, "deven")
+    assert [(p.text, p.version, p.activated_by) for p in active] == [(TEXT_V1, 1, "rolled_back")]
