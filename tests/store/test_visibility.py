@@ -23,11 +23,13 @@ from viva_store.access import OWNER
 from viva_store.demo.harness_files import SessionSpec, Turn, claude_code
 from viva_store.errors import AccessDenied, NotFound
 from viva_store.services import (
+    engagement,
     executions,
     grants,
     library,
     members,
     principles,
+    recall,
     report,
     sessions,
     suggest,
@@ -123,6 +125,13 @@ CALLS: dict[str, Callable[[Context], Any]] = {
         marker, principles.principle_history
     ),
     "viva_store.services.report.weekly_report": principle_reader(marker, report.weekly_report),
+    "viva_store.services.recall.recall": lambda c: [
+        recall.recall(c, "private marker", limit=50),
+        recall.recall(c, "tell me about", order="newest", limit=50),
+        per_member(lambda c2, n: recall.recall(c2, marker(n), member=n))(c),
+    ],
+    "viva_store.services.engagement.get_state": per_member(engagement.get_state),
+    "viva_store.services.engagement.state_history": per_member(engagement.state_history),
 }
 
 
