@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
-from sqlalchemy import Connection, and_, delete, func, insert, or_, select, update
+from sqlalchemy import Connection, delete, func, insert, select, update
 
 from viva_store.clock import as_utc
 from viva_store.db.tables import Attribution, Classification, Execution, Session
@@ -91,15 +91,12 @@ def rebuild(conn: Connection, session_ids: Iterable[str] | None = None) -> set[s
                 sessions[row.id] = row
         frontier = list(sessions.values())
         while frontier:  # sub-agents (and their sub-agents) follow their parent
+            parents = {(r.harness, r.native_id) for r in frontier}
             children = []
-            for part in _chunks([(r.harness, r.native_id) for r in frontier]):
-                cond = [and_(S.c.harness == h, S.c.parent_native_id == n) for h, n in part]
-                for row in conn.execute(
-                    select(S.c.id, S.c.harness, S.c.native_id, S.c.parent_native_id).where(
-                        or_(*cond)
-                    )
-                ):
-                    if row.id not in sessions:
+            for part in _chunks(sorted({native for _, native in parents})):
+                query = select(S.c.id, S.c.harness, S.c.native_id, S.c.parent_native_id)
+                for row in conn.execute(query.where(S.c.parent_native_id.in_(part))):
+                    if (row.harness, row.parent_native_id) in parents and row.id not in sessions:
                         sessions[row.id] = row
                         children.append(row)
             frontier = children

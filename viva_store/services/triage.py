@@ -8,7 +8,7 @@ attribution set-wise, so 10,000 sessions take seconds.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from sqlalchemy import Connection, insert
@@ -18,14 +18,11 @@ from viva_store.db.tables import Classification
 from viva_store.errors import InvalidInput
 from viva_store.services import attribution
 from viva_store.services.members import member_names
-from viva_store.services.sessions import resolve_ids
+from viva_store.services.sessions import resolve_many
+from viva_store.services.skill_uses import after_attribution
 from viva_store.store import Context
 
 C = Classification.__table__  # type: ignore[attr-defined]
-
-AxisHook = Callable[[Connection, Context, set[str]], None]
-AXIS_HOOKS: list[AxisHook] = []
-"""Called (in the same transaction) with the members whose session axis changed."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,7 +42,7 @@ def _apply(
     now = ctx.store.now()
 
     def work(conn: Connection) -> Classified:
-        ids = list(dict.fromkeys(resolve_ids(conn, ctx, ref) for ref in refs))
+        ids = list(dict.fromkeys(resolve_many(conn, ctx, refs)))
         events = [
             {
                 "session_id": sid,
@@ -60,9 +57,8 @@ def _apply(
         ]
         conn.execute(insert(C), events)
         changed = attribution.rebuild(conn, ids)
-        if changed:
-            for hook in AXIS_HOOKS:
-                hook(conn, ctx, changed)
+        # Their session axis moved: their skill weights are rebuilt in this transaction.
+        after_attribution(conn, ctx, changed)
         return Classified(tuple(ids), action, member)
 
     return ctx.store.write(work)
