@@ -1,8 +1,230 @@
-"""``viva recall`` (search experience) and ``viva state`` (engagement state)."""
+"""``viva recall`` (search experience), ``viva mark`` and ``viva state`` (engagement state)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Annotated
+
 import typer
+
+from viva_tui.commands.common import JsonOpt, console, context, print_json, table, warn
+
+if TYPE_CHECKING:
+    from viva_store.recall.records import RecallHit
+    from viva_store.services.engagement import EngagementState
 
 app = typer.Typer()
 state_app = typer.Typer(help="A member's engagement state.", no_args_is_help=True)
+
+FieldOpt = Annotated[str | None, typer.Option(help="Set this field (explicit: it wins).")]
+
+
+@app.command("recall")
+def recall_command(
+    query: Annotated[str, typer.Argument(help="Words to search for (over 512 chars: truncated).")],
+    member: Annotated[
+        str | None, typer.Option("--member", help="Owner: search only this member's experience.")
+    ] = None,
+    limit: Annotated[int, typer.Option("--limit", help="At most N sessions.")] = 10,
+    newest: Annotated[
+        bool, typer.Option("--newest", help="Most recent hit first instead of best score.")
+    ] = False,
+    state: Annotated[
+        str | None,
+        typer.Option(
+            "--state",
+            help="How the engagement state's project narrows: prefer, restrict or off "
+            "(default: prefer for a member, off for the owner).",
+        ),
+    ] = None,
+    json_: JsonOpt = False,
+) -> None:
+    """Search experience: the best hit per session by relevance, recency and importance."""
+    from viva_store.services.recall import recall
+
+    result = recall(
+        context(),
+        query,
+        member=member,
+        limit=limit,
+        order="newest" if newest else "rank",
+        state=state,
+    )
+    for note in result.notes:
+        warn(note)
+    if json_:
+        print_json(list(result.hits))
+        return
+    if not result.hits:
+        typer.echo("nothing found")
+        return
+    if result.matched == "any":
+        warn("no session has every word; showing sessions with any of them")
+    if result.state_project:
+        warn(
+            f"narrowed by the engagement state: {result.state_mode} project {result.state_project}"
+        )
+    _print_hits(result.hits)
+
+
+def _print_hits(hits: tuple[RecallHit, ...]) -> None:
+    from rich.markup import escape
+    from rich.table import Table
+
+    tab = Table(title_justify="left", header_style="bold")
+    for col in ("score", "when", "session", "member", "where", "snippet"):
+        tab.add_column(col, overflow="fold" if col == "snippet" else "ellipsis")
+    for hit in hits:
+        snippet, at = [], 0
+        for start, end in hit.highlights:
+            snippet += [escape(hit.snippet[at:start]), f"[bold]{escape(hit.snippet[start:end])}[/]"]
+            at = end
+        snippet.append(escape(hit.snippet[at:]))
+        where = f"msg {hit.seq}" if hit.kind == "message" else "title"
+        tab.add_row(
+            f"{hit.score:.3f}",
+            f"{hit.at:%Y-%m-%d %H:%M}" if hit.at else "",
+            f"{hit.session_id} ({hit.harness})",
+            hit.member or hit.status,
+            where,
+            "".join(snippet),
+        )
+    console().print(tab)
+
+
+@app.command("mark")
+def mark_command(
+    session: Annotated[str, typer.Argument(help="Session id (or a unique prefix).")],
+    importance: Annotated[
+        float | None, typer.Option("--importance", help="0..1; recall ranks by it.")
+    ] = None,
+    clear: Annotated[bool, typer.Option("--clear", help="Back to the derived importance.")] = False,
+    note: Annotated[str, typer.Option("--note", help="Why.")] = "",
+    json_: JsonOpt = False,
+) -> None:
+    """Owner: mark how important a session is for recall (an append-only event)."""
+    from viva_store.errors import InvalidInput
+    from viva_store.services.recall import mark_importance
+
+    if clear == (importance is not None):
+        raise InvalidInput("give either --importance P or --clear")
+    marked = mark_importance(context(), session, None if clear else importance, note)
+    if json_:
+        print_json(
+            {
+                "session_id": marked.session_id,
+                "importance": marked.importance,
+                "reason": marked.reason,
+            }
+        )
+        return
+    typer.echo(f"{marked.session_id}: importance {marked.importance:.2f} ({marked.reason})")
+
+
+def _print_state(state: EngagementState) -> None:
+    rows = []
+    for name, f in state.fields.items():
+        how = f.source or ""
+        if f.confidence is not None and f.source == "judge":
+            how += f" {f.confidence:.2f}"
+        if f.pinned:
+            how += ", pinned"
+        rows.append((name, f.value or "unknown", how, f.note))
+    table(f"{state.member}'s engagement state", ["field", "value", "source", "note"], rows)
+
+
+@state_app.command("get")
+def state_get(
+    member: Annotated[str, typer.Argument(help="A member name.")], json_: JsonOpt = False
+) -> None:
+    """A member's engagement state: domain, project, counterpart, activity."""
+    from viva_store.services.engagement import get_state
+
+    state = get_state(context(), member)
+    if json_:
+        print_json(state)
+        return
+    _print_state(state)
+
+
+@state_app.command("set")
+def state_set(
+    member: Annotated[str, typer.Argument(help="A member name (a member may set its own).")],
+    domain: FieldOpt = None,
+    project: FieldOpt = None,
+    counterpart: FieldOpt = None,
+    activity: FieldOpt = None,
+    clear: Annotated[
+        list[str] | None,
+        typer.Option("--clear", help="Return FIELD to automatic (entry rules, judge)."),
+    ] = None,
+    note: Annotated[str, typer.Option("--note", help="Why (kept with the event).")] = "",
+    json_: JsonOpt = False,
+) -> None:
+    """Set fields explicitly; replacing an automatic value is recorded as a correction."""
+    from viva_store.services.engagement import set_state
+
+    values = {
+        name: value
+        for name, value in (
+            ("domain", domain),
+            ("project", project),
+            ("counterpart", counterpart),
+            ("activity", activity),
+        )
+        if value is not None
+    }
+    state = set_state(context(), member, values, clear or [], note)
+    if json_:
+        print_json(state)
+        return
+    _print_state(state)
+
+
+@state_app.command("history")
+def state_history_command(
+    member: Annotated[str, typer.Argument(help="A member name.")],
+    limit: Annotated[int | None, typer.Option("--limit", min=1, help="At most N events.")] = None,
+    json_: JsonOpt = False,
+) -> None:
+    """Every change of a member's engagement state, newest first."""
+    from viva_store.services.engagement import state_history
+
+    events = state_history(context(), member, limit)
+    if json_:
+        print_json(events)
+        return
+    table(
+        f"{member}'s engagement events",
+        ["id", "at", "field", "value", "source", "by", "note"],
+        [
+            (
+                e.id,
+                f"{e.at:%Y-%m-%d %H:%M}",
+                e.field,
+                e.value or "unknown",
+                e.source + (f" of #{e.corrects}" if e.corrects else ""),
+                e.actor,
+                e.note,
+            )
+            for e in events
+        ],
+    )
+
+
+@state_app.command("observe")
+def state_observe(
+    member: Annotated[str, typer.Argument(help="The member whose session starts.")],
+    cwd: Annotated[str | None, typer.Option("--cwd", help="The session's folder.")] = None,
+    harness: Annotated[str | None, typer.Option("--harness", help="The harness.")] = None,
+    task: Annotated[str, typer.Option("--task", help="What the session is for.")] = "",
+    json_: JsonOpt = False,
+) -> None:
+    """Record a session's entry: entry rules, then the judge, decide the open fields."""
+    from viva_store.recall.engagement import Observation
+    from viva_store.services.engagement import observe
+
+    state = observe(context(), Observation(member, cwd, harness, task))
+    if json_:
+        print_json(state)
+        return
+    _print_state(state)
