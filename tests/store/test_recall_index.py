@@ -1,0 +1,176 @@
+"""Keeping recall's derived data current: bulk, incremental, rebuildable, never stale.
+
+The index holds no member, so classification changes need no reindexing; the
+importance of a session follows its signals (principle citations, tool
+errors, the owner's mark) and a rebuild reproduces exactly what the
+incremental path built.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import insert, select, update
+
+from tests.store.recall_fixtures import NOW, PLANTED, build_history
+from viva_store.db.tables import Message, RecallSession, Session
+from viva_store.services import recall_index
+from viva_store.services.principles import propose
+from viva_store.services.recall import mark_importance, recall
+from viva_store.services.triage import classify
+from viva_store.store import Context
+
+M = Message.__table__  # type: ignore[attr-defined]
+S = Session.__table__  # type: ignore[attr-defined]
+RS = RecallSession.__table__  # type: ignore[attr-defined]
+
+
+@pytest.fixture
+def history(ctx: Context, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+    monkeypatch.setenv("VIVA_NOW", NOW.isoformat())
+    return build_history(ctx, tmp_path / "claude")
+
+
+def derived(ctx: Context) -> list[tuple[Any, ...]]:
+    query = select(
+        RS.c.session_id,
+        RS.c.title,
+        RS.c.message_count,
+        RS.c.tool_errors,
+        RS.c.cited,
+        RS.c.marked,
+        RS.c.importance,
+        RS.c.reason,
+    ).order_by(RS.c.session_id)
+    return ctx.store.read(lambda c: [tuple(r) for r in c.execute(query)])
+
+
+def searches(ctx: Context) -> list[Any]:
+    return [
+        [(h.session_id, h.kind, h.seq, h.score) for h in recall(ctx, q, limit=50).hits]
+        for q in (PLANTED, "cache", "alice checks", "tests pass")
+    ]
+
+
+def test_an_import_leaves_nothing_pending(ctx: Context, history: dict[str, str]) -> None:
+    recall(ctx, "cache")
+    assert not ctx.store.read(recall_index.pending)
+    again = recall_index.refresh(ctx)
+    assert (again.messages_indexed, again.chunks, again.titles_changed) == (0, 0, 0)
+
+
+def test_classifying_needs_no_reindexing(ctx: Context, history: dict[str, str]) -> None:
+    recall(ctx, "cache")
+    classify(ctx, [history["u-queue"]], "oliver")
+    assert not ctx.store.read(recall_index.pending)
+    hits = recall(ctx, "cache", member="oliver").hits
+    assert [h.session_id for h in hits] == [history["u-queue"]]
+
+
+def test_chunked_bulk_build_equals_one_pass(
+    ctx: Context, history: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    one_pass = searches(ctx)
+    monkeypatch.setattr(recall_index, "CHUNK", 3)
+    report = recall_index.rebuild(ctx)
+    assert report.chunks > 3
+    assert searches(ctx) == one_pass
+
+
+def test_rebuild_reproduces_the_incremental_state(ctx: Context, history: dict[str, str]) -> None:
+    mark_importance(ctx, history["d-recent"], 0.8)
+    propose(ctx, "deven", "Write cache ideas down", "it paid off", [history["d-planted"] + "#2"])
+    before_hits = searches(ctx)  # a search brings the derived data up to date first
+    before_rows = derived(ctx)
+    recall_index.rebuild(ctx)
+    assert derived(ctx) == before_rows
+    assert searches(ctx) == before_hits
+
+
+def test_a_principle_citing_a_session_raises_its_importance(
+    ctx: Context, history: dict[str, str]
+) -> None:
+    def importance_of(sid: str) -> float:
+        hit = next(h for h in recall(ctx, "cache", limit=50).hits if h.session_id == sid)
+        return hit.factors["importance"]
+
+    before = importance_of(history["d-planted"])
+    propose(ctx, "deven", "Write cache ideas down", "it paid off", [history["d-planted"]])
+    after = importance_of(history["d-planted"])
+    assert after >= before + 0.6 - 1e-9
+    hit = recall(ctx, PLANTED).hits[0]
+    assert "cited by a principle" in hit.importance_reason
+
+
+def test_tool_errors_count_towards_importance(ctx: Context, history: dict[str, str]) -> None:
+    recall(ctx, "cache")
+    sid = history["u-queue"]
+
+    def add_error(conn: Any) -> None:
+        conn.execute(
+            insert(M).values(
+                session_id=sid,
+                seq=99,
+                key="err-1",
+                role="tool",
+                text="",
+                tool_result="command failed",
+                sidechain=False,
+                synthetic=False,
+                kind="tool_error",
+                ruleset="test",
+            )
+        )
+
+    ctx.store.write(add_error)
+    hit = next(h for h in recall(ctx, "cache", limit=50).hits if h.session_id == sid)
+    assert "1 tool errors" in hit.importance_reason
+
+
+def test_a_changed_title_is_reindexed(ctx: Context, history: dict[str, str]) -> None:
+    recall(ctx, "cache")
+    sid = history["a-private"]
+    ctx.store.write(
+        lambda c: c.execute(update(S).where(S.c.id == sid).values(title="gyroscope review"))
+    )
+    recall_index.refresh(ctx)  # what the end of an import does
+    assert recall(ctx, "gyroscope review").hits[0].kind == "title"
+    assert all(h.session_id != sid or h.kind != "title" for h in recall(ctx, "alice checks").hits)
+
+
+def test_messages_are_indexed_before_a_search_even_without_an_import(
+    ctx: Context, history: dict[str, str]
+) -> None:
+    recall(ctx, "cache")
+    sid = history["d-recent"]
+    ctx.store.write(
+        lambda c: c.execute(
+            insert(M).values(
+                session_id=sid,
+                seq=50,
+                key="late-1",
+                role="assistant",
+                text="a late platypus",
+                sidechain=False,
+                synthetic=False,
+                kind="text",
+                ruleset="test",
+            )
+        )
+    )
+    assert ctx.store.read(recall_index.pending)
+    assert recall(ctx, "platypus").hits[0].session_id == sid
+
+
+def test_sqlite_index_passes_its_integrity_check(ctx: Context, history: dict[str, str]) -> None:
+    if ctx.store.engine.dialect.name != "sqlite":
+        pytest.skip("FTS5 is SQLite's")
+    recall(ctx, "cache")
+    for name in ("recall_message_fts", "recall_title_fts"):
+        ctx.store.write(
+            lambda c, name=name: c.exec_driver_sql(
+                f"INSERT INTO {name}({name}) VALUES ('integrity-check')"
+            )
+        )
