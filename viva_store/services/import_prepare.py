@@ -75,6 +75,7 @@ class PreparedSession:
 
     id: str
     meta: SessionMeta
+    source_path: str = ""
     messages: list[dict[str, Any]] = field(default_factory=list)
     message_keys: set[str] = field(default_factory=set)
     usage: list[dict[str, Any]] = field(default_factory=list)
@@ -107,13 +108,14 @@ class Batch:
         self.sessions: dict[str, PreparedSession] = {}
         self.size = 0  # approximate bytes of text, to bound memory per transaction
 
-    def add(self, chunk: ParsedChunk) -> None:
+    def add(self, chunk: ParsedChunk, source_path: str = "") -> None:
+        """Add one parsed chunk read from ``source_path``."""
         native = chunk.meta.native_id
         sid = session_id(self.harness, native)
         prepared = self.sessions.get(sid)
         if prepared is None:
             meta = SessionMeta(native_id=native)
-            prepared = self.sessions[sid] = PreparedSession(sid, meta)
+            prepared = self.sessions[sid] = PreparedSession(sid, meta, source_path)
         merge_meta(prepared.meta, chunk.meta)
         ledger = Ledger(prepared.ledger)
         for message in chunk.messages:

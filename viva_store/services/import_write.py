@@ -87,15 +87,24 @@ def write_batch(
     batch: Batch,
     run_id: str,
     now: datetime,
-    source_path: str,
     *,
     replace_usage: bool,
 ) -> WriteResult:
-    """Store ``batch``: sessions (merged), new messages, new usage, the redaction ledger."""
+    """Store ``batch``: sessions (merged), new messages, new usage, the redaction ledger.
+
+    Set-wise: a handful of statements per batch, whatever the number of
+    sessions in it (a batch gathers many small files).
+    """
     result = WriteResult()
     ids = list(batch.sessions)
-    rows = {r.id: r for r in conn.execute(select(S).where(S.c.id.in_(ids)))} if ids else {}
-    touched_usage: set[str] = set()
+    rows: dict[str, Any] = {}
+    for start in range(0, len(ids), IN_BATCH):
+        part = ids[start : start + IN_BATCH]
+        rows.update((r.id, r) for r in conn.execute(select(S).where(S.c.id.in_(part))))
+    fresh_usage = _fresh_usage(conn, batch, replace_usage)
+    new_rows: list[dict[str, Any]] = []
+    changes: list[tuple[str, dict[str, Any]]] = []
+    all_messages: list[dict[str, Any]] = []
     ledger: list[dict[str, Any]] = []
     for sid, prepared in batch.sessions.items():
         row = rows.get(sid)
@@ -107,72 +116,94 @@ def write_batch(
             messages = [m for m in messages if m["key"] not in stored]
         for offset, message in enumerate(messages):
             message["seq"] = count + offset
+        all_messages.extend(messages)
+        result.messages_added += len(messages)
         added_keys = {m["key"] for m in messages}
+        usage = fresh_usage.get(sid, [])
+        tokens = {t: sum(u[t] for u in usage) for t in TOKENS}
         if row is None:
-            conn.execute(
-                insert(S).values(
-                    {
-                        "id": sid,
-                        "harness": batch.harness,
-                        "native_id": prepared.meta.native_id,
-                        "title_rank": 0,
-                        "message_count": 0,
-                        "source_path": source_path,
-                        "imported_at": now,
-                        "updated_at": now,
-                        "models": [],
-                        **{t: 0 for t in TOKENS},
-                        **values,
-                    }
-                )
+            new_rows.append(
+                {
+                    "id": sid,
+                    "harness": batch.harness,
+                    "native_id": prepared.meta.native_id,
+                    "title_rank": 0,
+                    "source_path": prepared.source_path,
+                    "imported_at": now,
+                    "updated_at": now,
+                    "models": [],
+                    **values,
+                    "message_count": len(messages),
+                    **tokens,
+                }
             )
             result.new_sessions.add(sid)
-        if messages:
-            conn.execute(insert(M), messages)
+        elif values or messages or usage:
             values["message_count"] = count + len(messages)
-            result.messages_added += len(messages)
-        if prepared.usage:
-            touched_usage.add(sid)
-            _store_usage(conn, batch.harness, prepared.usage, replace_usage)
-        if row is not None and (values or prepared.usage):
+            for t in TOKENS:
+                values[t] = int(getattr(row, t) or 0) + tokens[t]
+            changes.append((sid, values))
             result.updated_sessions.add(sid)
-        if (values and row is not None) or messages:
-            conn.execute(update(S).where(S.c.id == sid).values(updated_at=now, **values))
         ledger.extend(
             entry
             for entry in prepared.ledger
             if entry["message_key"] is None or entry["message_key"] in added_keys
         )
-    _refresh_tokens(conn, touched_usage)
+    if new_rows:
+        for shape in _by_shape(new_rows):
+            conn.execute(insert(S), shape)
+    for sid, values in changes:
+        conn.execute(update(S).where(S.c.id == sid).values(updated_at=now, **values))
+    if all_messages:
+        conn.execute(insert(M), all_messages)
+    inserted = [u for usage in fresh_usage.values() for u in usage if not u.pop("_stored", False)]
+    if inserted:
+        conn.execute(insert(U), inserted)
+    if replace_usage:
+        _refresh_tokens(conn, fresh_usage)
     if ledger:
         conn.execute(
             insert(R), [{**entry, "run_id": run_id, "quarantine_id": None} for entry in ledger]
         )
     result.redactions = len(ledger)
-    result.updated_sessions -= result.new_sessions
     return result
 
 
-def _store_usage(
-    conn: Connection, harness: str, usage: list[dict[str, Any]], replace: bool
-) -> None:
-    keys = [u["usage_key"] for u in usage]
-    stored = _existing(conn, U.c.usage_key, U.c.harness == harness, keys)
-    fresh = [u for u in usage if u["usage_key"] not in stored]
-    if fresh:
-        conn.execute(insert(U), fresh)
-    if replace:
-        # Whole-file sources (Hermes) report a session's running totals: latest read wins.
-        for u in usage:
-            if u["usage_key"] in stored:
+def _by_shape(rows: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    """Group rows by their set of keys (one executemany needs one shape)."""
+    shapes: dict[tuple[str, ...], list[dict[str, Any]]] = {}
+    for row in rows:
+        shapes.setdefault(tuple(sorted(row)), []).append(row)
+    return list(shapes.values())
+
+
+def _fresh_usage(conn: Connection, batch: Batch, replace: bool) -> dict[str, list[dict[str, Any]]]:
+    """Usage figures of the batch not stored yet, by session.
+
+    Whole-file sources (Hermes) report a session's running totals under one
+    key: there the latest read replaces the stored figure (marked ``_stored``).
+    """
+    keys = [u["usage_key"] for p in batch.sessions.values() for u in p.usage]
+    stored = _existing(conn, U.c.usage_key, U.c.harness == batch.harness, keys) if keys else set()
+    out: dict[str, list[dict[str, Any]]] = {}
+    for sid, prepared in batch.sessions.items():
+        for u in prepared.usage:
+            if u["usage_key"] not in stored:
+                # A response replayed in another file of the batch counts once: first wins.
+                stored.add(u["usage_key"])
+                out.setdefault(sid, []).append(u)
+            elif replace:
                 conn.execute(
                     update(U)
-                    .where(U.c.harness == harness, U.c.usage_key == u["usage_key"])
+                    .where(U.c.harness == batch.harness, U.c.usage_key == u["usage_key"])
                     .values(**{t: u[t] for t in TOKENS})
                 )
+                out.setdefault(sid, []).append({**u, "_stored": True})
+    return out
 
 
 def _refresh_tokens(conn: Connection, session_ids: Iterable[str]) -> None:
+    """Recompute totals from the usage table (after a replace-by-latest)."""
     for sid in session_ids:
         sums = conn.execute(
             select(*(func.coalesce(func.sum(U.c[t]), 0) for t in TOKENS)).where(

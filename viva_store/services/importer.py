@@ -36,7 +36,7 @@ from viva_store.harness.model import Problem, Record, SourceFile
 from viva_store.services.attribution import match_executions
 from viva_store.services.import_prepare import Batch, quarantine_row
 from viva_store.services.import_write import write_batch
-from viva_store.services.triage import AXIS_HOOKS
+from viva_store.services.skill_uses import after_attribution
 from viva_store.store import Context
 
 F = SourceRow.__table__  # type: ignore[attr-defined]
@@ -58,12 +58,16 @@ class ImportStarted:
 
 @dataclass(frozen=True, slots=True)
 class FileImported:
-    """One source file done (``skipped``: unchanged since the last run)."""
+    """One source file read (``skipped``: unchanged since the last run).
+
+    ``messages_so_far`` counts what the run has stored until now; a file's own
+    messages may still be waiting in the batch that the next write commits.
+    """
 
     harness: str
     path: str
     bytes: int
-    messages_added: int
+    messages_so_far: int
     skipped: bool
 
 
@@ -127,6 +131,7 @@ def run_import(
     stats = {s.path: _stat(s, summary) for s in sources}
     yield ImportStarted(len(sources), sum(st.st_size for st in stats.values() if st))
     known = _known_files(ctx, chosen)
+    pending = Pending(ctx.store.now())
     for source in sources:
         st = stats[source.path]
         if st is None:
@@ -139,21 +144,24 @@ def run_import(
             st.st_ino,
         ):
             summary.files_unchanged += 1
-            yield FileImported(source.harness, str(source.path), st.st_size, 0, True)
+            yield FileImported(
+                source.harness, str(source.path), st.st_size, summary.messages_added, True
+            )
             continue
-        before = summary.messages_added
         try:
             if source.kind in LINE_KINDS:
-                _import_lines(ctx, summary, source, st, row)
+                _import_lines(ctx, summary, source, st, row, pending)
             else:
+                _flush(ctx, summary, pending)
                 _import_whole(ctx, summary, source, st, row)
         except OSError as exc:
             summary.problems.append(
                 Problem(str(source.path), None, f"cannot read: {exc.strerror or exc}")
             )
         yield FileImported(
-            source.harness, str(source.path), st.st_size, summary.messages_added - before, False
+            source.harness, str(source.path), st.st_size, summary.messages_added, False
         )
+    _flush(ctx, summary, pending)
     summary.sessions_updated = len(summary.updated_session_ids - summary.new_session_ids)
     summary.sessions_new = len(summary.new_session_ids)
     total = ctx.store.read(
@@ -178,9 +186,9 @@ def _attribute(ctx: Context, summary: ImportSummary) -> None:
 
     def work(conn: Connection) -> None:
         changed = match_executions(conn, summary.new_session_ids, window, now)
-        for hook in AXIS_HOOKS:
-            if changed:
-                hook(conn, ctx, changed)
+        # Skill weights follow the members' new session axes, and sessions Viva launched
+        # that have ended credit the skill uses their transcripts show.
+        after_attribution(conn, ctx, changed, summary.new_session_ids)
 
     ctx.store.write(work)
 
@@ -234,14 +242,23 @@ def _resume_point(source: SourceFile, st: Fingerprint, row: Any) -> tuple[int, i
 
 
 def _import_lines(
-    ctx: Context, summary: ImportSummary, source: SourceFile, st: Fingerprint, row: Any
+    ctx: Context,
+    summary: ImportSummary,
+    source: SourceFile,
+    st: Fingerprint,
+    row: Any,
+    pending: Pending,
 ) -> None:
+    """Read one JSON-lines file from its resume point into the pending batch."""
     reader = registry.module(source.harness)
     offset, next_line, state = _resume_point(source, st, row)
     path = str(source.path)
     progress = Progress()
-    quarantined: list[tuple[dict[str, Any], list[dict[str, Any]]]] = []
-    now = ctx.store.now()
+    if pending.batch.harness != source.harness:
+        _flush(ctx, summary, pending)
+        pending.batch = Batch(source.harness)
+    quarantined = pending.quarantined
+    now = pending.now
 
     with open_source(source.path) as fh:
         outcomes = iter_lines(fh, offset, next_line, progress=progress)
@@ -274,12 +291,10 @@ def _import_lines(
                 else:
                     yield Record(out.line, out.offset, out.records[0])
 
-        batch = Batch(source.harness)
         for chunk in reader.parse_records(source, records(), state):
-            batch.add(chunk)
-            if batch.size >= BATCH_BYTES:
-                _flush(ctx, summary, batch, quarantined, path, None)
-                batch, quarantined[:] = Batch(source.harness), []
+            pending.batch.add(chunk, path)
+            if pending.batch.size >= BATCH_BYTES:
+                _flush(ctx, summary, pending)
     if progress.error:
         summary.problems.append(Problem(path, progress.next_line, progress.error))
     summary.bytes_withheld += progress.withheld
@@ -301,7 +316,9 @@ def _import_lines(
         "file_mtime": datetime.fromtimestamp(st.st_mtime, UTC),
         "imported_at": now,
     }
-    _flush(ctx, summary, batch, quarantined, path, file_state)
+    pending.files.append(file_state)
+    if pending.batch.size >= BATCH_BYTES:
+        _flush(ctx, summary, pending)
 
 
 def _import_whole(
@@ -309,9 +326,9 @@ def _import_whole(
 ) -> None:
     reader = registry.module(source.harness)
     problems: list[Problem] = []
-    batch = Batch(source.harness)
+    whole = Pending(ctx.store.now(), Batch(source.harness), replace_usage=True)
     for chunk in reader.read_source(source, problems):
-        batch.add(chunk)
+        whole.batch.add(chunk, str(source.path))
     summary.problems.extend(problems)
     summary.bytes_read += st.st_size
     file_state = {
@@ -329,24 +346,39 @@ def _import_whole(
         "file_mtime": datetime.fromtimestamp(st.st_mtime, UTC),
         "imported_at": ctx.store.now(),
     }
-    _flush(ctx, summary, batch, [], str(source.path), file_state, replace_usage=True)
+    whole.files.append(file_state)
+    _flush(ctx, summary, whole)
 
 
-def _flush(
-    ctx: Context,
-    summary: ImportSummary,
-    batch: Batch,
-    quarantined: list[tuple[dict[str, Any], list[dict[str, Any]]]],
-    path: str,
-    file_state: dict[str, Any] | None,
-    *,
-    replace_usage: bool = False,
-) -> None:
+@dataclass
+class Pending:
+    """What the next write transaction stores: chunks of one or more files, their
+    quarantined lines, and the states of the files read to the end.
+
+    Gathering small files into one transaction matters: most session files are
+    small, and a transaction per file would cost more than the parsing.
+    """
+
+    now: datetime
+    batch: Batch = field(default_factory=lambda: Batch(""))
+    quarantined: list[tuple[dict[str, Any], list[dict[str, Any]]]] = field(default_factory=list)
+    files: list[dict[str, Any]] = field(default_factory=list)
+    replace_usage: bool = False
+
+
+def _flush(ctx: Context, summary: ImportSummary, pending: Pending) -> None:
+    """Store the pending batch in one short write transaction, then start a new one."""
+    batch, quarantined, files = pending.batch, list(pending.quarantined), list(pending.files)
+    pending.batch = Batch(batch.harness)
+    pending.quarantined.clear()
+    pending.files.clear()
+    if not batch.sessions and not quarantined and not files:
+        return
     batch.finish()
     now = ctx.store.now()
 
     def work(conn: Connection) -> None:
-        result = write_batch(conn, batch, summary.run_id, now, path, replace_usage=replace_usage)
+        result = write_batch(conn, batch, summary.run_id, now, replace_usage=pending.replace_usage)
         summary.new_session_ids |= result.new_sessions
         summary.updated_session_ids |= result.updated_sessions
         summary.messages_added += result.messages_added
@@ -371,18 +403,32 @@ def _flush(
                     ],
                 )
                 summary.redactions += len(ledger)
-        if file_state is not None:
-            _save_file_state(conn, file_state)
+        _save_file_states(conn, files)
 
     ctx.store.write(work)
 
 
-def _save_file_state(conn: Connection, state: dict[str, Any]) -> None:
-    key = (F.c.harness == state["harness"]) & (F.c.path == state["path"])
-    if conn.execute(select(F.c.id).where(key)).first() is None:
-        conn.execute(insert(F).values(first_seen_at=state["imported_at"], **state))
-    else:
-        conn.execute(update(F).where(key).values(**state))
+def _save_file_states(conn: Connection, states: list[dict[str, Any]]) -> None:
+    """Remember how far each file was read (insert the new, update the known)."""
+    if not states:
+        return
+    known = {
+        (r.harness, r.path)
+        for r in conn.execute(
+            select(F.c.harness, F.c.path).where(F.c.path.in_([s["path"] for s in states]))
+        )
+    }
+    fresh = [
+        {**s, "first_seen_at": s["imported_at"]}
+        for s in states
+        if (s["harness"], s["path"]) not in known
+    ]
+    if fresh:
+        conn.execute(insert(F), fresh)
+    for state in states:
+        if (state["harness"], state["path"]) in known:
+            key = (F.c.harness == state["harness"]) & (F.c.path == state["path"])
+            conn.execute(update(F).where(key).values(**state))
 
 
 def _record_run(
