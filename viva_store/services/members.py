@@ -13,6 +13,7 @@ from viva_store.errors import NotFound
 from viva_store.records import MemberRecord
 from viva_store.services.library import LibraryImport, import_skills
 from viva_store.services.registry import reader
+from viva_store.services.skillset import ensure_natives
 from viva_store.services.team import MemberDef, read_team, shipped_members_dir
 from viva_store.store import Context
 
@@ -76,6 +77,7 @@ def load_team(ctx: Context, folder: Path | None = None) -> TeamLoad:
         return added, updated
 
     added, updated = ctx.store.write(work)
+    ensure_natives(ctx)  # each member's native skills enter its set
     return TeamLoad(tuple(added), tuple(updated), tuple(errors), library)
 
 

@@ -1,0 +1,286 @@
+"""Crediting one use: the hot path shared by every source of uses (DESIGN §3).
+
+One credited use per (member, skill, session): the key is the session, or the
+execution whose session it is (a live read is seen before the session is imported), or
+— for a use tied to neither — the UTC day. A use is recorded only for a skill in the
+member's set. The new event and the cache row are written in the caller's transaction;
+the weight is folded in O(1) (``weights.fold``), so a use costs a handful of indexed
+statements whatever the size of the log.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import Connection, bindparam, insert, or_, select, update
+
+from viva_store.clock import as_utc
+from viva_store.errors import InvalidInput
+from viva_store.services.skill_axis import axis_now, position_at, position_of_session
+from viva_store.services.skill_forget import settle
+from viva_store.services.skill_sql import MS, SE, Prepared, day_of, finite
+from viva_store.services.skill_state import COLUMNS, PairState
+from viva_store.skills.params import SkillParams
+from viva_store.skills.weights import WeightEvent, fold
+
+
+@dataclass(frozen=True, slots=True)
+class SessionRef:
+    """A session on the member's axis."""
+
+    id: str
+    started_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class ExecutionRef:
+    """A Viva execution of the member (its session may not be imported yet)."""
+
+    id: str
+    member: str
+    started_at: datetime
+    outcome: str | None
+    ended: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Credit:
+    """What crediting did: ``credited`` is False when the key already had its use."""
+
+    member: str
+    skill: str
+    credited: bool
+    event_id: int | None
+    value: float
+    weight: float
+    session_id: str | None
+    execution_id: str | None
+
+
+_CACHE_ROW = Prepared(
+    select(*(MS.c[c] for c in COLUMNS)).where(
+        MS.c.member == bindparam("member"), MS.c.skill == bindparam("skill")
+    )
+)
+# `member + ''` steers both engines to the `at` index: a session's uses were all
+# recorded after it started, a short range, where (member, skill, id) would visit
+# every event the skill ever had.
+_CREDITED = Prepared(
+    select(SE.c.id)
+    .where(
+        (SE.c.member + "") == bindparam("member"),
+        SE.c.skill == bindparam("skill"),
+        SE.c.kind == "used",
+        SE.c.at >= bindparam("since"),
+        or_(SE.c.session_id == bindparam("sid"), SE.c.execution_id == bindparam("xid")),
+    )
+    .limit(1)
+)
+_CREDITED_DAY = Prepared(
+    select(SE.c.id)
+    .where(
+        (SE.c.member + "") == bindparam("member"),
+        SE.c.skill == bindparam("skill"),
+        SE.c.kind == "used",
+        SE.c.at >= bindparam("start"),
+        SE.c.at < bindparam("end"),
+        SE.c.session_id.is_(None),
+        SE.c.execution_id.is_(None),
+    )
+    .limit(1)
+)
+EVENT_FIELDS = (
+    "member",
+    "skill",
+    "kind",
+    "value",
+    "outcome",
+    "session_id",
+    "execution_id",
+    "target_id",
+    "track",
+    "session_pos",
+    "day",
+    "at",
+    "actor",
+    "reason",
+    "basis",
+)
+_INSERT = Prepared(
+    insert(SE)
+    .values({f: bindparam(f, type_=SE.c[f].type) for f in EVENT_FIELDS})
+    .returning(SE.c.id)
+)
+_UPDATE = Prepared(
+    update(MS)
+    .where(MS.c.member == bindparam("k_member"), MS.c.skill == bindparam("k_skill"))
+    .values(
+        w_ref=bindparam("w_ref"),
+        a_ref=bindparam("a_ref"),
+        last_seq=bindparam("last_seq"),
+        uses=bindparam("uses"),
+        last_used_at=bindparam("last_used_at", type_=MS.c.last_used_at.type),
+        updated_at=bindparam("updated_at", type_=MS.c.updated_at.type),
+    )
+)
+SLACK = timedelta(days=1)
+"""Clock slack allowed between a session's start and the uses recorded for it."""
+
+
+def cache_row(conn: Connection, member: str, skill: str) -> PairState | None:
+    """The cached state of one pair (None: never in the set)."""
+    row = _CACHE_ROW.first(conn, {"member": member, "skill": skill})
+    return None if row is None else PairState.from_row(row)
+
+
+def append_event(conn: Connection, **values: Any) -> int:
+    """Append one skill event (every field of :data:`EVENT_FIELDS`); returns its id."""
+    fields = dict.fromkeys(EVENT_FIELDS)
+    fields.update(values)
+    at = fields["at"]
+    assert isinstance(at, datetime), "an event needs its instant"
+    fields["at"] = as_utc(at)
+    fields["reason"] = fields["reason"] or ""
+    row = _INSERT.first(conn, fields)
+    assert row is not None
+    return int(row[0])
+
+
+def locate(
+    conn: Connection,
+    member: str,
+    now_pos: int,
+    session: SessionRef | None,
+    execution: ExecutionRef | None,
+    now: datetime,
+) -> tuple[int, datetime]:
+    """Where an event sits on the member's axis, and the instant it stands for."""
+    if session is not None:
+        return (
+            position_of_session(conn, member, now_pos, session.id, session.started_at),
+            session.started_at,
+        )
+    if execution is not None:
+        return position_at(conn, member, now_pos, execution.started_at), execution.started_at
+    return position_at(conn, member, now_pos, now), now
+
+
+def already_credited(
+    conn: Connection,
+    member: str,
+    skill: str,
+    session: SessionRef | None,
+    execution: ExecutionRef | None,
+    now: datetime,
+) -> int | None:
+    """The id of the use already credited under this key, if any."""
+    if session is None and execution is None:
+        start = as_utc(now).replace(hour=0, minute=0, second=0, microsecond=0)
+        row = _CREDITED_DAY.first(
+            conn, {"member": member, "skill": skill, "start": start, "end": start + SLACK}
+        )
+        return None if row is None else int(row[0])
+    starts = [as_utc(now)]
+    if session is not None:
+        starts.append(session.started_at)
+    if execution is not None:
+        starts.append(execution.started_at)
+    row = _CREDITED.first(
+        conn,
+        {
+            "member": member,
+            "skill": skill,
+            "since": min(starts) - SLACK,
+            "sid": session.id if session else None,
+            "xid": execution.id if execution else None,
+        },
+    )
+    return None if row is None else int(row[0])
+
+
+def credit(
+    conn: Connection,
+    params: SkillParams,
+    now: datetime,
+    member: str,
+    skill: str,
+    outcome: str,
+    session: SessionRef | None,
+    execution: ExecutionRef | None,
+    actor: str,
+    reason: str,
+    basis: dict[str, Any] | None = None,
+) -> Credit:
+    """Credit one use of ``skill`` by ``member`` (once per key), folding it into the cache."""
+    value = finite(params.value_for(outcome))  # type: ignore[arg-type]
+    state = cache_row(conn, member, skill)
+    now_pos = axis_now(conn, member)
+    if (
+        state is not None
+        and state.status == "active"
+        and not state.native
+        and state.weight(now_pos, day_of(now), params) < params.forget_below
+    ):
+        # It may be due to be forgotten: that is settled before the use is taken, so
+        # whether a use counts never depends on whether someone read the set in between.
+        settle(conn, params, now, member)
+        state = cache_row(conn, member, skill)
+    if state is None or state.status != "active":
+        raise InvalidInput(
+            f"{skill} is not in {member}'s skill set"
+            + (" (forgotten: `viva skill reclaim` takes it back)" if state is not None else "")
+        )
+    sid = session.id if session else None
+    xid = execution.id if execution else None
+    found = already_credited(conn, member, skill, session, execution, now)
+    if found is not None:
+        weight = state.weight(now_pos, day_of(now), params)
+        return Credit(member, skill, False, found, value, weight, sid, xid)
+    pos, tau = locate(conn, member, now_pos, session, execution, now)
+    day = day_of(tau)
+    event_id = append_event(
+        conn,
+        member=member,
+        skill=skill,
+        kind="used",
+        value=value,
+        outcome=outcome,
+        session_id=sid,
+        execution_id=xid,
+        session_pos=float(pos),
+        day=day,
+        at=now,
+        actor=actor,
+        reason=reason,
+        basis=basis,
+    )
+    folded = fold(
+        state.weight_state,
+        WeightEvent(event_id, "use", value, float(pos), day),
+        state.track,
+        params,
+    )
+    last_used = state.last_used_at
+    if value > 0 and (last_used is None or tau > last_used):
+        last_used = tau
+    new = PairState(
+        **{**state.with_weight(folded).values(), "uses": state.uses + 1, "last_used_at": last_used}
+    )
+    _UPDATE.run(
+        conn,
+        {
+            "k_member": member,
+            "k_skill": skill,
+            "w_ref": new.w_ref,
+            "a_ref": new.a_ref,
+            "last_seq": new.last_seq,
+            "uses": new.uses,
+            "last_used_at": new.last_used_at,
+            "updated_at": as_utc(now),
+        },
+    )
+    return Credit(
+        member, skill, True, event_id, value, new.weight(now_pos, day_of(now), params), sid, xid
+    )
