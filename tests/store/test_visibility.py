@@ -32,6 +32,9 @@ from viva_store.services import (
     recall,
     report,
     sessions,
+    skill_project,
+    skill_uses,
+    skillset,
     suggest,
 )
 from viva_store.services.grants import issue_grant, resolve_actor
@@ -132,6 +135,19 @@ CALLS: dict[str, Callable[[Context], Any]] = {
     ],
     "viva_store.services.engagement.get_state": per_member(engagement.get_state),
     "viva_store.services.engagement.state_history": per_member(engagement.state_history),
+    "viva_store.services.skillset.list_skills": per_member(
+        lambda c, n: skillset.list_skills(c, n, include_forgotten=True)
+    ),
+    "viva_store.services.skillset.skill_history": per_member(skillset.skill_history),
+    "viva_store.services.skillset.skill_curve": per_member(
+        lambda c, n: skillset.skill_curve(
+            c, n, members.get_member(c.as_actor(OWNER), n).native_skills[0]
+        )
+    ),
+    "viva_store.services.skill_project.project": per_member(
+        lambda c, n: skill_project.project(c, n, f"work on {marker(n)}")
+    ),
+    "viva_store.services.skill_uses.read_skill": lambda c: skill_uses.read_skill(c, "code-review"),
 }
 
 
