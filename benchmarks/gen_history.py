@@ -17,11 +17,50 @@ from pathlib import Path
 
 import orjson
 
-WORDS = (
-    "the import resumes at the byte offset of the last complete line and quarantines what it "
-    "cannot decode session member skill weight decay projection principle owner triage queue "
-    "def class return self yield async await import from pytest assert fixture error traceback"
-).split()
+WORDS = [
+    "the",
+    "import",
+    "resumes",
+    "at",
+    "the",
+    "byte",
+    "offset",
+    "of",
+    "the",
+    "last",
+    "complete",
+    "line",
+    "and",
+    "quarantines",
+    "what",
+    "it",
+    "cannot",
+    "decode",
+    "session",
+    "member",
+    "skill",
+    "weight",
+    "decay",
+    "projection",
+    "principle",
+    "owner",
+    "triage",
+    "queue",
+    "def",
+    "class",
+    "return",
+    "self",
+    "yield",
+    "async",
+    "await",
+    "import",
+    "from",
+    "pytest",
+    "assert",
+    "fixture",
+    "error",
+    "traceback",
+]
 
 
 def _text(rng: random.Random, n_words: int) -> str:

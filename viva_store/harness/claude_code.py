@@ -72,11 +72,11 @@ def discover(root: Path) -> Iterator[SourceFile]:
     Parent sessions, flat ``agent-*.jsonl`` and ``<uuid>/subagents/agent-*.jsonl``
     alike; ``tool-results/`` and other non-transcript folders are skipped.
     """
-    for path in _walk(root):
-        yield SourceFile(harness=NAME, path=path, kind="jsonl")
+    for path, stat in _walk(root):
+        yield SourceFile(harness=NAME, path=path, kind="jsonl", stat=stat)
 
 
-def _walk(folder: Path) -> Iterator[Path]:
+def _walk(folder: Path) -> Iterator[tuple[Path, os.stat_result]]:
     try:
         with os.scandir(folder) as it:
             entries = sorted(it, key=lambda e: e.name)
@@ -89,7 +89,7 @@ def _walk(folder: Path) -> Iterator[Path]:
                 if entry.name not in _SKIP_DIRS and not entry.name.startswith("."):
                     subdirs.append(Path(entry.path))
             elif entry.name.endswith(".jsonl") and entry.is_file():
-                yield Path(entry.path)
+                yield Path(entry.path), entry.stat()
         except OSError:
             continue
     for sub in subdirs:

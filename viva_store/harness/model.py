@@ -17,6 +17,7 @@ Identity rules that make re-imports idempotent:
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -122,6 +123,9 @@ class SourceFile:
     harness: str
     path: Path
     kind: str = "jsonl"  # jsonl | jsonl.zst | json | sqlite | tree
+    # The stat a directory walk already has (os.DirEntry caches it): saves the
+    # importer a second system call per file on the re-import fast path.
+    stat: os.stat_result | None = field(default=None, compare=False, repr=False)
 
 
 class LineReader(Protocol):

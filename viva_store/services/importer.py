@@ -137,17 +137,14 @@ def run_import(
         if st is None:
             continue
         summary.files_scanned += 1
-        row = known.get((source.harness, str(source.path)))
-        if row is not None and (row.size, row.mtime_ns, row.inode) == (
-            st.st_size,
-            st.st_mtime_ns,
-            st.st_ino,
-        ):
+        seen = known.get((source.harness, str(source.path)))
+        if seen is not None and seen[1:] == (st.st_size, st.st_mtime_ns, st.st_ino):
             summary.files_unchanged += 1
             yield FileImported(
                 source.harness, str(source.path), st.st_size, summary.messages_added, True
             )
             continue
+        row = _file_row(ctx, seen[0]) if seen is not None else None
         try:
             if source.kind in LINE_KINDS:
                 _import_lines(ctx, summary, source, st, row, pending)
@@ -206,7 +203,7 @@ def _stat(source: SourceFile, summary: ImportSummary) -> Fingerprint | None:
     """The file's fingerprint; a SQLite source includes its ``-wal`` file, where new
     rows sit until a checkpoint while the database file keeps its size and mtime."""
     try:
-        st = source.path.stat()
+        st = source.stat or source.path.stat()
     except OSError as exc:
         summary.problems.append(Problem(str(source.path), None, f"cannot stat: {exc.strerror}"))
         return None
@@ -219,9 +216,18 @@ def _stat(source: SourceFile, summary: ImportSummary) -> Fingerprint | None:
     return Fingerprint(size, mtime_ns, st.st_ino, mtime_ns / 1e9)
 
 
-def _known_files(ctx: Context, harnesses: list[str]) -> dict[tuple[str, str], Any]:
-    rows = ctx.store.read(lambda c: list(c.execute(select(F).where(F.c.harness.in_(harnesses)))))
-    return {(r.harness, r.path): r for r in rows}
+def _known_files(ctx: Context, harnesses: list[str]) -> dict[tuple[str, str], tuple[int, ...]]:
+    """(id, size, mtime, inode) of every file read before: all a skip decision needs."""
+    cols = (F.c.harness, F.c.path, F.c.id, F.c.size, F.c.mtime_ns, F.c.inode)
+    rows = ctx.store.read(
+        lambda c: c.execute(select(*cols).where(F.c.harness.in_(harnesses))).all()
+    )
+    return {(r[0], r[1]): tuple(r[2:]) for r in rows}
+
+
+def _file_row(ctx: Context, file_id: int) -> Any:
+    """Everything remembered about a file that changed (offset, digest, reader state)."""
+    return ctx.store.read(lambda c: c.execute(select(F).where(F.c.id == file_id)).one())
 
 
 def _resume_point(source: SourceFile, st: Fingerprint, row: Any) -> tuple[int, int, dict[str, Any]]:

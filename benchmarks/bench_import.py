@@ -1,0 +1,167 @@
+"""Import throughput against its floors, in one run (issue 3's benchmark).
+
+Floors, measured on the same files in the same run:
+* parse-only: decode every line with orjson (no normalizing, no redaction, no store);
+* stat walk: a bare ``os.scandir`` + ``stat`` walk of the tree.
+
+Figures (medians of ``--repeats``):
+* full import (parse, normalize, redact, store) — target >= 8% of parse-only;
+* redaction alone (``redact_obj`` over the decoded lines) — target >= 25% of parse-only;
+* re-import of the unchanged history — target <= 3x the stat walk;
+* peak memory importing a history with one ``--big-file-mb`` file — target <= 300 MB.
+
+    python benchmarks/bench_import.py [--mb 200] [--repeats 3] [--big-file-mb 500]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from pathlib import Path
+
+import orjson
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from gen_history import generate
+
+from viva_store.access import OWNER
+from viva_store.config import Config
+from viva_store.redact import redact_obj
+from viva_store.services.importer import run_import
+from viva_store.store import Context, Store
+
+
+def files_of(root: Path) -> list[Path]:
+    return sorted(p for p in root.rglob("*.jsonl"))
+
+
+def parse_only(files: list[Path]) -> float:
+    t0 = time.perf_counter()
+    for path in files:
+        with path.open("rb") as fh:
+            for line in fh:
+                orjson.loads(line)
+    return time.perf_counter() - t0
+
+
+def redaction_only(files: list[Path]) -> float:
+    objs = []
+    for path in files:
+        with path.open("rb") as fh:
+            objs.extend(orjson.loads(line) for line in fh)
+    t0 = time.perf_counter()
+    for obj in objs:
+        redact_obj(obj)
+    return time.perf_counter() - t0
+
+
+def stat_walk(root: Path) -> float:
+    t0 = time.perf_counter()
+    stack = [str(root)]
+    while stack:
+        with os.scandir(stack.pop()) as it:
+            for entry in it:
+                if entry.is_dir(follow_symlinks=False):
+                    stack.append(entry.path)
+                else:
+                    entry.stat()
+    return time.perf_counter() - t0
+
+
+def import_once(root: Path, home: Path) -> tuple[float, float]:
+    """(first import, re-import of the unchanged tree) on a fresh SQLite store."""
+    store = Store.open(Config(home=home, db_url=f"sqlite:///{home / 'viva.db'}"))
+    ctx = Context(store, OWNER)
+    overrides = {"claude-code": str(root)}
+    t0 = time.perf_counter()
+    for _ in run_import(ctx, ["claude-code"], overrides):
+        pass
+    first = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    for _ in run_import(ctx, ["claude-code"], overrides):
+        pass
+    again = time.perf_counter() - t0
+    store.close()
+    return first, again
+
+
+PEAK = textwrap.dedent(
+    """
+    import sys
+    from pathlib import Path
+    from viva_store.access import OWNER
+    from viva_store.config import Config
+    from viva_store.services.importer import run_import
+    from viva_store.store import Context, Store
+    root, home = Path(sys.argv[1]), Path(sys.argv[2])
+    store = Store.open(Config(home=home, db_url=f"sqlite:///{home / 'viva.db'}"))
+    for _ in run_import(Context(store, OWNER), ["claude-code"], {"claude-code": str(root)}):
+        pass
+    status = open("/proc/self/status").read()
+    print(int(status.split("VmHWM:")[1].split()[0]) // 1024)
+    """
+)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--mb", type=float, default=200)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--big-file-mb", type=float, default=0, help="also measure peak memory")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "history"
+        n_files, n_bytes = generate(root, args.mb)
+        files = files_of(root)
+        mb = n_bytes / (1 << 20)
+        parse = statistics.median(parse_only(files) for _ in range(args.repeats))
+        redact = statistics.median(redaction_only(files) for _ in range(args.repeats))
+        walks, firsts, agains = [], [], []
+        for n in range(args.repeats):
+            first, again = import_once(root, Path(tmp) / f"home{n}")
+            firsts.append(first)
+            agains.append(again)
+            walks.append(stat_walk(root))
+        first, again, walk = (
+            statistics.median(firsts),
+            statistics.median(agains),
+            statistics.median(walks),
+        )
+        print(
+            f"history: {n_files} files, {mb:.0f} MB (Claude Code layout, sub-agents, planted secrets)"
+        )
+        print(f"parse-only floor (orjson, every line):   {mb / parse:8.1f} MB/s")
+        ratio = parse / first
+        print(
+            f"full import:                             {mb / first:8.1f} MB/s = {ratio:6.1%} of the floor (target >= 8%)"
+        )
+        ratio_r = parse / redact
+        print(
+            f"redaction alone:                         {mb / redact:8.1f} MB/s = {ratio_r:6.1%} of the floor (target >= 25%)"
+        )
+        print(f"re-import, unchanged:                    {again * 1000:8.1f} ms")
+        print(
+            f"stat walk floor (os.scandir + stat):     {walk * 1000:8.1f} ms; ratio {again / walk:.1f}x (target <= 3x)"
+        )
+        if args.big_file_mb:
+            big = Path(tmp) / "big"
+            generate(big, args.big_file_mb + 10, seed=2, big_file_mb=args.big_file_mb)
+            done = subprocess.run(
+                [sys.executable, "-c", PEAK, str(big), str(Path(tmp) / "peak")],
+                capture_output=True,
+                text=True,
+                check=True,
+            )
+            print(
+                f"peak memory, history with one {args.big_file_mb:.0f} MB file: {done.stdout.strip()} MB (target <= 300 MB)"
+            )
+
+
+if __name__ == "__main__":
+    main()
