@@ -195,47 +195,49 @@ def match_executions(
     )
     events: list[dict[str, Any]] = []
     notes: dict[str, str] = {}
-    for part in _chunks(ids):
-        for s in conn.execute(select(S).where(S.c.id.in_(part))):
-            if s.id in latest or s.parent_native_id:
-                continue
-            exact = list(
-                conn.execute(
-                    select(E).where(E.c.harness == s.harness, E.c.native_session_id == s.native_id)
-                )
+    sessions = [
+        s
+        for part in _chunks(ids)
+        for s in conn.execute(select(S).where(S.c.id.in_(part)))
+        if s.id not in latest and not s.parent_native_id
+    ]
+    # Executions are few next to sessions: index the relevant ones in memory once.
+    harnesses = sorted({s.harness for s in sessions})
+    by_native: dict[tuple[str, str], list[Any]] = {}
+    by_place: dict[tuple[str, str], list[Any]] = {}
+    for e in conn.execute(select(E).where(E.c.harness.in_(harnesses))) if harnesses else ():
+        if e.native_session_id:
+            by_native.setdefault((e.harness, e.native_session_id), []).append(e)
+        else:
+            by_place.setdefault((e.harness, e.cwd), []).append(e)
+    for s in sessions:
+        candidates = by_native.get((s.harness, s.native_id), [])
+        if not candidates and s.started_at is not None and s.cwd:
+            start = as_utc(s.started_at)
+            candidates = [
+                e
+                for e in by_place.get((s.harness, s.cwd), [])
+                if e.id not in claimed and abs(as_utc(e.started_at) - start) <= window
+            ]
+        if len(candidates) == 1:
+            execution = candidates[0]
+            claimed.add(execution.id)
+            events.append(
+                {
+                    "session_id": s.id,
+                    "action": "execution",
+                    "member": execution.member,
+                    "execution_id": execution.id,
+                    "actor": "viva",
+                    "at": now,
+                    "note": f"launched through Viva as execution {execution.id}",
+                }
             )
-            candidates = exact
-            if not exact and s.started_at is not None and s.cwd:
-                start = as_utc(s.started_at)
-                rows = conn.execute(
-                    select(E).where(
-                        E.c.harness == s.harness,
-                        E.c.cwd == s.cwd,
-                        E.c.native_session_id.is_(None),
-                        E.c.started_at >= start - window,
-                        E.c.started_at <= start + window,
-                    )
-                )
-                candidates = [e for e in rows if e.id not in claimed]
-            if len(candidates) == 1:
-                execution = candidates[0]
-                claimed.add(execution.id)
-                events.append(
-                    {
-                        "session_id": s.id,
-                        "action": "execution",
-                        "member": execution.member,
-                        "execution_id": execution.id,
-                        "actor": "viva",
-                        "at": now,
-                        "note": f"launched through Viva as execution {execution.id}",
-                    }
-                )
-            elif len(candidates) > 1:
-                names = ", ".join(f"{e.id} ({e.member})" for e in candidates)
-                notes[s.id] = (
-                    f"ambiguous: {len(candidates)} executions match ({names}); left for the owner"
-                )
+        elif len(candidates) > 1:
+            names = ", ".join(f"{e.id} ({e.member})" for e in candidates)
+            notes[s.id] = (
+                f"ambiguous: {len(candidates)} executions match ({names}); left for the owner"
+            )
     if events:
         conn.execute(insert(C), events)
     changed = rebuild(conn, ids)
