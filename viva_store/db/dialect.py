@@ -1,6 +1,7 @@
 """The one place with engine-specific SQL: append-only guards.
 
-Everything else in Viva is portable SQLAlchemy. A table declared append-only
+Everything else in Viva is portable SQLAlchemy. This module also holds the
+one engine-specific fast path of the importer (:func:`bulk_insert`). A table declared append-only
 gets guards in the database itself, so no code path (and no hand-typed SQL)
 can rewrite history:
 
@@ -13,9 +14,12 @@ can rewrite history:
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import json
+from collections.abc import Callable, Iterable
+from datetime import UTC, datetime
+from typing import Any
 
-from sqlalchemy import Connection, text
+from sqlalchemy import JSON, Connection, DateTime, Table, text
 
 GUARD_FUNCTION = "viva_append_only_guard"
 
@@ -91,3 +95,51 @@ def missing_guards(conn: Connection, tables: Iterable[str]) -> list[str]:
         )
         expected = [name for table in tables for name in _pg_guard_names(table)]
     return [name for name in expected if name not in present]
+
+
+def bulk_insert(conn: Connection, table: Table, rows: list[dict[str, Any]]) -> None:
+    """Insert many rows of one shape as fast as the engine allows.
+
+    On SQLite the rows go straight to the driver's ``executemany``, skipping
+    SQLAlchemy's per-row parameter processing (the importer's hot path): values
+    are converted here exactly as SQLAlchemy would store them (naive UTC
+    ``YYYY-MM-DD HH:MM:SS.ffffff`` instants, JSON text). Elsewhere it is a
+    plain Core ``executemany``.
+    """
+    if not rows:
+        return
+    if conn.dialect.name != "sqlite":
+        conn.execute(table.insert(), rows)
+        return
+    names = list(rows[0])
+    converters = [_sqlite_converter(table.c[name].type) for name in names]
+    columns = ", ".join(f'"{name}"' for name in names)
+    marks = ", ".join("?" for _ in names)
+    data = [
+        tuple(
+            conv(row[name]) if conv else row[name]
+            for name, conv in zip(names, converters, strict=True)
+        )
+        for row in rows
+    ]
+    conn.exec_driver_sql(f'INSERT INTO "{table.name}" ({columns}) VALUES ({marks})', data)
+
+
+def _sqlite_converter(kind: Any) -> Callable[[Any], Any] | None:
+    if isinstance(kind, DateTime):
+        return _sqlite_datetime
+    if isinstance(kind, JSON):
+        return _sqlite_json
+    return None
+
+
+def _sqlite_datetime(value: datetime | None) -> str | None:
+    if value is None:
+        return None
+    if value.tzinfo is not None:
+        value = value.astimezone(UTC)
+    return value.strftime("%Y-%m-%d %H:%M:%S.%f")
+
+
+def _sqlite_json(value: Any) -> str | None:
+    return None if value is None else json.dumps(value)

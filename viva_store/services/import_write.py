@@ -17,6 +17,7 @@ from typing import Any
 from sqlalchemy import Connection, func, insert, select, update
 
 from viva_store.clock import as_utc
+from viva_store.db.dialect import bulk_insert
 from viva_store.db.tables import Message, Redaction, Session, Usage
 from viva_store.services.import_prepare import Batch, PreparedSession
 
@@ -154,8 +155,7 @@ def write_batch(
             conn.execute(insert(S), shape)
     for sid, values in changes:
         conn.execute(update(S).where(S.c.id == sid).values(updated_at=now, **values))
-    if all_messages:
-        conn.execute(insert(M), all_messages)
+    bulk_insert(conn, M, all_messages)
     inserted = [u for usage in fresh_usage.values() for u in usage if not u.pop("_stored", False)]
     if inserted:
         conn.execute(insert(U), inserted)
