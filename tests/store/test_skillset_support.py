@@ -121,7 +121,7 @@ def import_extra_skills(ctx: Context, folder: Path, count: int) -> list[str]:
     for name in names:
         (folder / name).mkdir(parents=True)
         (folder / name / "SKILL.md").write_text(
-            f"---\nname: {name}\ndescription: Extra skill number {name[-2:]} for tests.\n"
+            f"---\nname: {name}\ndescription: Placeholder skill number {name[-2:]}.\n"
             "---\nDo the thing.\n"
         )
     assert import_skills(ctx, folder).errors == ()
