@@ -32,7 +32,11 @@ from gen_history import generate
 
 from viva_store.access import OWNER
 from viva_store.config import Config
+from viva_store.harness import claude_code
+from viva_store.harness.lines import iter_lines, open_source, to_records
+from viva_store.harness.model import SourceFile
 from viva_store.redact import redact_obj
+from viva_store.services.import_prepare import Ledger, redact_message_fields
 from viva_store.services.importer import run_import
 from viva_store.store import Context, Store
 
@@ -51,13 +55,22 @@ def parse_only(files: list[Path]) -> float:
 
 
 def redaction_only(files: list[Path]) -> float:
-    objs = []
+    """The import's own redaction step over the normalized messages of every file
+    (parsing happens before the clock starts): every stored text field, and the
+    raw record of unknown record types."""
+    messages = []
     for path in files:
-        with path.open("rb") as fh:
-            objs.extend(orjson.loads(line) for line in fh)
+        source = SourceFile("claude-code", path)
+        with open_source(path) as fh:
+            records = to_records(iter_lines(fh), str(path), [])
+            for chunk in claude_code.parse_records(source, records, {}):
+                messages.extend(chunk.messages)
+    ledger = Ledger()
     t0 = time.perf_counter()
-    for obj in objs:
-        redact_obj(obj)
+    for message in messages:
+        redact_message_fields(message, ledger, {})
+        if message.raw is not None:
+            redact_obj(message.raw)
     return time.perf_counter() - t0
 
 

@@ -6,7 +6,14 @@ replace every secret with ``[REDACTED:<rule-id>]`` and return a ledger of hits
 table a record was redacted with.
 """
 
-from viva_store.redact.engine import RULESET_VERSION, Hit, PathHit, redact_obj, redact_text
+from viva_store.redact.engine import (
+    RULESET_VERSION,
+    Hit,
+    PathHit,
+    may_hold_secret,
+    redact_obj,
+    redact_text,
+)
 from viva_store.redact.rules import RULES, RULES_BY_ID, Rule
 
 __all__ = [
@@ -16,6 +23,7 @@ __all__ = [
     "Hit",
     "PathHit",
     "Rule",
+    "may_hold_secret",
     "redact_obj",
     "redact_text",
 ]

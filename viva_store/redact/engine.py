@@ -110,6 +110,13 @@ def _apply(text: str, spans: list[tuple[int, int, int]]) -> tuple[str, list[Hit]
     return "".join(out), hits
 
 
+def may_hold_secret(text: str) -> bool:
+    """False when no rule's keyword occurs in ``text``: then :func:`redact_text`
+    would return it unchanged. One cheap scan, for callers that would otherwise
+    redact many short strings one by one (join them with ``"\\x00"`` first)."""
+    return _PREFILTER.pattern.search(text) is not None
+
+
 def redact_text(text: str) -> tuple[str, list[Hit]]:
     """Replace each secret in ``text`` with ``[REDACTED:<rule-id>]``.
 

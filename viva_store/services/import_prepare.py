@@ -14,7 +14,7 @@ from datetime import datetime
 from typing import Any
 
 from viva_store.harness.model import Message, ParsedChunk, SessionMeta, Usage
-from viva_store.redact.engine import RULESET_VERSION, redact_obj, redact_text
+from viva_store.redact.engine import RULESET_VERSION, may_hold_secret, redact_obj, redact_text
 
 _META_TEXT = ("project", "cwd", "git_branch", "title", "entrypoint", "originator")
 
@@ -100,6 +100,27 @@ def merge_meta(into: SessionMeta, new: SessionMeta) -> None:
         into.title, into.title_rank = new.title, new.title_rank
 
 
+def redact_message_fields(
+    message: Message, ledger: Ledger, where: dict[str, Any]
+) -> tuple[str, str | None, str | None, str | None]:
+    """The message's text, tool, tool input and tool result, redacted.
+
+    No rule keyword contains a newline, so one scan of the fields joined by
+    newlines decides exactly whether any of them needs the full redactor; text
+    with NUL takes that path too, which also cleans it.
+    """
+    fields = (message.text, message.tool, message.tool_input, message.tool_result)
+    joined = "\n".join(f for f in fields if f)
+    if not may_hold_secret(joined) and "\x00" not in joined:
+        return message.text, message.tool, message.tool_input, message.tool_result
+    return (
+        ledger.text(message.text, where, "text") or "",
+        ledger.text(message.tool, where, "tool"),
+        ledger.text(message.tool_input, where, "tool_input"),
+        ledger.text(message.tool_result, where, "tool_result"),
+    )
+
+
 class Batch:
     """Chunks of one source file gathered for one write transaction."""
 
@@ -130,22 +151,22 @@ class Batch:
 
     def _message_row(self, sid: str, message: Message, ledger: Ledger) -> dict[str, Any]:
         where = {"session_id": sid, "message_key": message.key}
-        text = ledger.text(message.text, where, "text") or ""
-        self.size += len(text) + len(message.tool_result or "") + 200
+        text, tool, tool_input, tool_result = redact_message_fields(message, ledger, where)
+        self.size += len(text) + len(tool_result or "") + 200
         return {
             "session_id": sid,
             "key": message.key,
             "role": message.role,
             "at": message.at,
             "text": text,
-            "tool": ledger.text(message.tool, where, "tool"),
-            "tool_input": ledger.text(message.tool_input, where, "tool_input"),
-            "tool_result": ledger.text(message.tool_result, where, "tool_result"),
+            "tool": tool,
+            "tool_input": tool_input,
+            "tool_result": tool_result,
             "sidechain": message.sidechain,
             "synthetic": message.synthetic,
             "model": message.model,
             "kind": message.kind or "",
-            "raw": ledger.obj(message.raw, where, "raw"),
+            "raw": ledger.obj(message.raw, {"session_id": sid, "message_key": message.key}, "raw"),
             "ruleset": RULESET_VERSION,
         }
 
