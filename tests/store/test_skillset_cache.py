@@ -118,9 +118,9 @@ class World:
             ids = self.sessions(name)
             record_use(ctx, name, skill_name, outcome, ids[n % len(ids)] if ids else None)
         elif kind == "use_untied":
-            record_use(ctx, *args, "success")
+            record_use(ctx, args[0], args[1], "success")
         elif kind == "correct":
-            record_use(ctx, *args, "corrected")
+            record_use(ctx, args[0], args[1], "corrected")
         elif kind == "reclaim":
             reclaim_skill(ctx, *args)
         elif kind == "track":

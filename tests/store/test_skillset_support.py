@@ -12,12 +12,13 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from sqlalchemy import insert, update
+from sqlalchemy import Connection, insert, update
 
 from viva_store.config import Config
 from viva_store.services.library import import_skills
 from viva_store.services.skill_axis import load_axes
 from viva_store.services.skill_rebuild import load_pair_events, pair_facts, read_cache, same_state
+from viva_store.services.skill_records import MemberSkillRecord
 from viva_store.services.skill_sql import META, S, skill_params
 from viva_store.services.skill_state import PairState, state_from_events
 from viva_store.services.skillset import check_cache, list_skills
@@ -110,7 +111,7 @@ class Axis:
             self.advance(n - self.now)
 
 
-def skills(ctx: Context, member: str) -> dict[str, object]:
+def skills(ctx: Context, member: str) -> dict[str, MemberSkillRecord]:
     """The member's set (forgotten too), by name."""
     return {s.name: s for s in list_skills(ctx, member, include_forgotten=True)}
 
@@ -132,14 +133,14 @@ def pure_states(ctx: Context) -> dict[tuple[str, str], PairState]:
     """Every pair rebuilt one by one from its events with the pure maths (the reference)."""
     params = skill_params(ctx.store.config.section("skills"))
 
-    def work(conn: object) -> dict[tuple[str, str], PairState]:
-        cached = read_cache(conn)  # type: ignore[arg-type]
+    def work(conn: Connection) -> dict[tuple[str, str], PairState]:
+        cached = read_cache(conn)
         members = {m for m, _ in cached}
-        axes = load_axes(conn, members)  # type: ignore[arg-type]
+        axes = load_axes(conn, members)
         out: dict[tuple[str, str], PairState] = {}
         for member, skill in cached:
-            track, status = pair_facts(conn, member, skill)  # type: ignore[arg-type]
-            events = load_pair_events(conn, member, skill, axes[member])  # type: ignore[arg-type]
+            track, status = pair_facts(conn, member, skill)
+            events = load_pair_events(conn, member, skill, axes[member])
             state = state_from_events(
                 member,
                 skill,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy import select
@@ -49,7 +50,7 @@ def as_member(ctx: Context, member: str) -> Context:
     return ctx.as_actor(resolve_actor(ctx.store, issue_grant(ctx, member).token))
 
 
-def events(ctx: Context, kind: str) -> list[object]:
+def events(ctx: Context, kind: str) -> list[Any]:
     return ctx.store.read(
         lambda c: list(c.execute(select(SE).where(SE.c.kind == kind).order_by(SE.c.id)))
     )
@@ -114,15 +115,15 @@ def test_a_recovered_transcript_of_a_launched_session_credits_one_use_per_skill(
     finish_execution(ctx, run.id, status)
     import_claude(ctx, root)
     used = events(ctx, "used")
-    assert sorted((u.skill, u.value) for u in used) == [  # type: ignore[attr-defined]
+    assert sorted((u.skill, u.value) for u in used) == [
         ("code-review", value),
         ("sqlite-migrations", value),
     ]
     sid = session_id("claude-code", NATIVE)
-    assert {(u.session_id, u.execution_id) for u in used} == {(sid, run.id)}  # type: ignore[attr-defined]
+    assert {(u.session_id, u.execution_id) for u in used} == {(sid, run.id)}
     # incident-triage is not in deven's set: the read is kept, no use is credited.
-    [read] = [e for e in events(ctx, "read") if e.skill == "incident-triage"]  # type: ignore[attr-defined]
-    assert read.session_id == sid  # type: ignore[attr-defined]
+    [read] = [e for e in events(ctx, "read") if e.skill == "incident-triage"]
+    assert read.session_id == sid
     # Importing again, or crediting the execution again, adds nothing.
     import_claude(ctx, root)
     assert credit_execution(ctx, run.id) == []
@@ -144,14 +145,14 @@ def test_a_live_read_is_credited_once_the_execution_has_an_outcome(
     set_now(monkeypatch, T0 + timedelta(minutes=1))
     body = read_skill(deven, "python-refactoring")
     assert "refactor" in body.body.lower()
-    assert [e.skill for e in events(ctx, "read")] == ["python-refactoring"]  # type: ignore[attr-defined]
+    assert [e.skill for e in events(ctx, "read")] == ["python-refactoring"]
     assert events(ctx, "used") == []  # the outcome is not known yet
     root = tmp_path / "claude"
     launched_session(root, (SKILL_TOOL,))
     set_now(monkeypatch, T0 + timedelta(minutes=30))
     finish_execution(ctx, run.id, 0)
     import_claude(ctx, root)
-    assert sorted(u.skill for u in events(ctx, "used")) == ["code-review", "python-refactoring"]  # type: ignore[attr-defined]
+    assert sorted(u.skill for u in events(ctx, "used")) == ["code-review", "python-refactoring"]
     # Reading it again after the end: the session already has its use.
     read_skill(deven, "python-refactoring")
     assert len(events(ctx, "used")) == 2
@@ -191,9 +192,9 @@ def test_the_owner_corrects_a_use_with_a_new_event(ctx: Context, deven: Axis) ->
     assert after.weight == pytest.approx(2 ** (-6 / 30))
     assert after.last_used is None  # its only use is now worth nothing
     [original] = events(ctx, "used")
-    assert (original.id, original.value) == (used.event_id, 1.0)  # type: ignore[attr-defined]
+    assert (original.id, original.value) == (used.event_id, 1.0)
     [revalued] = events(ctx, "revalued")
-    assert (revalued.target_id, revalued.value, revalued.id) == (used.event_id, 0.0, fixed.event_id)  # type: ignore[attr-defined]
+    assert (revalued.target_id, revalued.value, revalued.id) == (used.event_id, 0.0, fixed.event_id)
     with pytest.raises(InvalidInput, match="already corrected"):
         record_use(ctx, "deven", "log-investigation", "corrected", session=deven.ids[0])
     assert_cache_is_a_rebuild(ctx)
