@@ -1,48 +1,76 @@
-"""The Viva app: it receives its store (a :class:`Context`) and opens the main screen.
+"""The Viva app: it is handed how to reach its store and shows its screen at once.
 
-Like harlequin, the app is handed its backend in the constructor and never opens a
-store itself; like posting, its themes are validated data files and its keys are
-remappable by binding id. Errors from background work all reach :meth:`show_error`.
+Like harlequin, the app receives its backend in the constructor (a connected
+:class:`Context`, or a function that opens one) and connects in a thread worker after
+the first frame, so the screen appears before SQLAlchemy is even imported. Like
+posting, its themes are validated data files and its keys are remappable by binding
+id. Errors from background work all reach :meth:`show_error`.
 """
 
 from __future__ import annotations
 
 import traceback
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path, PurePath
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual.app import App, SystemCommand
+from textual.message import Message
 from textual.screen import Screen
 from textual.theme import Theme
+from textual.worker import Worker, WorkerState
 
+from viva_store.config import Config
 from viva_store.errors import VivaError
-from viva_store.store import Context
 from viva_tui import keys, themes
-from viva_tui.screens.backend import Backend
 from viva_tui.screens.main import MainScreen
+
+if TYPE_CHECKING:
+    from viva_store.store import Context
+    from viva_tui.screens.backend import Backend
+
+HERE = Path(__file__).resolve().parent
+OPEN = "store:open"
+
+
+@dataclass
+class StoreOpened(Message, bubble=False):
+    """The store is open; the harnesses are those the filters offer."""
+
+    backend: Backend
+    harnesses: list[str]
 
 
 class VivaApp(App[None]):
     """The owner's app: members, triage, timeline, skills, principles."""
 
-    CSS_PATH: ClassVar[list[str | PurePath]] = ["global.tcss", "app.tcss"]
+    CSS_PATH: ClassVar[list[str | PurePath]] = [HERE / "global.tcss", HERE / "app.tcss"]
     TITLE = "Viva"
-    ENABLE_COMMAND_PALETTE = True
 
-    def __init__(self, ctx: Context, *, home: Path | None = None) -> None:
+    def __init__(
+        self, connect: Context | Callable[[], Context], *, config: Config | None = None
+    ) -> None:
         super().__init__()
-        self.ctx = ctx
-        self.backend = Backend(ctx)
-        self.home = home or ctx.store.config.home
+        if callable(connect):
+            if config is None:
+                raise TypeError("give the config when the store is opened later")
+            self._connect: Callable[[], Context] = connect
+        else:
+            ctx = connect
+            self._connect = lambda: ctx
+            config = config or ctx.store.config
+        self.config = config
+        self.home = config.home
         self.prefs = themes.read_prefs(self.home)
         self.keymap: dict[str, str] = {}
         self._startup_problems: list[str] = []
         self._load_keymap()
+        self._theme_errors = self._load_themes()
 
     def _load_keymap(self) -> None:
         try:
-            section = self.ctx.store.config.section("keys")
+            section = self.config.section("keys")
         except VivaError as exc:
             self._startup_problems.append(str(exc))
             return
@@ -54,29 +82,57 @@ class VivaApp(App[None]):
 
     def get_default_screen(self) -> Screen[Any]:
         member = self.prefs.get("member")
-        return MainScreen(self.backend, member if isinstance(member, str) else None)
+        return MainScreen(member if isinstance(member, str) else None)
 
-    def on_mount(self) -> None:
+    def _load_themes(self) -> list[str]:
+        """Register the theme files and choose the saved (or default) theme.
+
+        Done in the constructor, before the stylesheet is first parsed: choosing a theme
+        later would parse every style twice before the first frame.
+        """
         loaded = themes.load_themes(themes.theme_dirs(self.home))
         for theme in loaded.themes:
             self.register_theme(theme)
-        if loaded.errors:
+        wanted = self.prefs.get("theme")
+        if isinstance(wanted, str) and wanted in self.available_themes:
+            self.theme = wanted
+        elif themes.DEFAULT_THEME in self.available_themes:
+            self.theme = themes.DEFAULT_THEME
+        return loaded.errors
+
+    def on_mount(self) -> None:
+        if self._theme_errors:
             self.notify(
-                "\n".join(loaded.errors),
+                "\n".join(self._theme_errors),
                 title="Themes not loaded",
                 severity="warning",
-                timeout=12,
+                timeout=15,
             )
-        wanted = self.prefs.get("theme")
-        fallback = themes.DEFAULT_THEME if themes.DEFAULT_THEME in self.available_themes else None
-        chosen = wanted if isinstance(wanted, str) and wanted in self.available_themes else None
-        if chosen or fallback:
-            self.theme = chosen or fallback or self.theme
         if self.keymap:
             self.set_keymap(self.keymap)
         if self._startup_problems:
-            self.notify("\n".join(self._startup_problems), title="config.toml", severity="warning")
+            problems = "\n".join(self._startup_problems)
+            self.notify(problems, title="config.toml", severity="warning", timeout=15)
         self.theme_changed_signal.subscribe(self, self._theme_changed)
+
+    def on_ready(self) -> None:
+        """The first frame is on screen: now open the store (imports and all) in a thread."""
+        self.run_worker(self._open, name=OPEN, group=OPEN, thread=True, exit_on_error=False)
+
+    def _open(self) -> None:
+        from viva_tui.screens.backend import Backend
+
+        backend = Backend(self._connect())
+        self.post_message(StoreOpened(backend, backend.harnesses()))
+
+    def on_store_opened(self, message: StoreOpened) -> None:
+        screen = self.screen_stack[0] if self.screen_stack else None
+        if isinstance(screen, MainScreen):
+            screen.store_opened(message.backend, message.harnesses)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker.group == OPEN and event.state == WorkerState.ERROR and event.worker.error:
+            self.show_error(event.worker.error, "opening the store")
 
     def _theme_changed(self, theme: Theme) -> None:
         self.remember(theme=theme.name)
@@ -129,6 +185,26 @@ class VivaApp(App[None]):
             )
 
 
-def run_app(ctx: Context) -> None:
-    """Open the app on ``ctx``'s store (``viva``, ``viva tui`` and ``viva demo`` call this)."""
-    VivaApp(ctx).run()
+def run_app(config: Config, connect: Callable[[], Context]) -> None:
+    """Open the app; ``connect`` opens the store once the first frame is shown."""
+    VivaApp(connect, config=config).run()
+
+
+def owner_context() -> Context:
+    """The owner's context on the store the environment names (as the CLI opens it)."""
+    from viva_tui.commands.common import context
+
+    return context()
+
+
+def main() -> None:
+    """Open the app on the environment's store without loading the whole CLI first."""
+    import os
+    import sys
+
+    from viva_store.config import load_config
+
+    if os.environ.get("VIVA_GRANT"):
+        sys.stderr.write("viva: the app is the owner's; unset VIVA_GRANT\n")
+        sys.exit(1)
+    run_app(load_config(), owner_context)

@@ -25,11 +25,19 @@ def _b(
 
 
 SCREEN = [
-    _b("viva.pane.members", "1", "show_pane('members')", "Members", "The team and each soul"),
-    _b("viva.pane.triage", "2", "show_pane('triage')", "Triage", "File unattributed sessions"),
-    _b("viva.pane.timeline", "3", "show_pane('timeline')", "Timeline", "A member's experience"),
-    _b("viva.pane.skills", "4", "show_pane('skills')", "Skills", "Skill weights and decay"),
-    _b("viva.pane.principles", "5", "show_pane('principles')", "Principles", "Approval queue"),
+    # The sidebar shows the pane keys, so the footer need not.
+    _b("viva.pane.members", "1", "show_pane('members')", "Members", "The team", show=False),
+    _b("viva.pane.triage", "2", "show_pane('triage')", "Triage", "File sessions", show=False),
+    _b("viva.pane.timeline", "3", "show_pane('timeline')", "Timeline", "Experience", show=False),
+    _b("viva.pane.skills", "4", "show_pane('skills')", "Skills", "Weights, decay", show=False),
+    _b(
+        "viva.pane.principles",
+        "5",
+        "show_pane('principles')",
+        "Principles",
+        "Approvals",
+        show=False,
+    ),
     _b("viva.help", "f1,question_mark", "help", "Help", "What this pane shows and its keys"),
     _b("viva.import", "i", "import_sessions", "Import", "Recover sessions from every harness"),
     _b("viva.report", "ctrl+r", "weekly_report", "Report", "This week's report", show=False),

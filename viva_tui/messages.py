@@ -9,13 +9,15 @@ screen only (``bubble=False``); the screen hands their records to the pane.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.message import Message
 
 from viva_store.records import SessionRecord
-from viva_store.services.suggest import Suggestion
-from viva_tui.screens.backend import MemberRow, Page, Query, Transcript
+from viva_tui.screens.shapes import MemberRow, Page, Query, Transcript
+
+if TYPE_CHECKING:
+    from viva_store.services.suggest import Suggestion
 
 # Requests (posted by panes and dialogs) ---------------------------------------------------
 

@@ -29,7 +29,9 @@ async def settle(pilot: Pilot[None], timeout: float = 20.0) -> None:
     await pilot.pause()
 
 
-def drive(app: App[None], script: Callable[[Pilot[None]], Awaitable[T]], size: tuple[int, int] = (160, 48)) -> T:
+def drive(
+    app: App[None], script: Callable[[Pilot[None]], Awaitable[T]], size: tuple[int, int] = (160, 48)
+) -> T:
     """Run ``app`` headless at ``size`` and return what ``script(pilot)`` returns.
 
     (No asyncio plugin is installed; each test drives its own event loop.)

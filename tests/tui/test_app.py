@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from textual.pilot import Pilot
 
+from viva_store.config import Config
 from viva_store.demo.harness_files import WRITERS, SessionSpec, Turn
 from viva_store.services.sessions import SessionFilter, get_session, list_sessions
 from viva_store.store import Context
@@ -91,16 +92,14 @@ def test_keys_are_remapped_by_id(demo_home: Path) -> None:
     ctx.store.close()
 
 
-class FailingBackend(Backend):
-    """A backend whose triage pages fail as a broken store would."""
-
-    def page(self, *args: object, **kw: object):  # type: ignore[no-untyped-def,override]
+def test_worker_errors_are_shown_not_swallowed(
+    demo_ctx: Context, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(*args: object, **kw: object) -> None:
         raise RuntimeError("disk on fire")
 
-
-def test_worker_errors_are_shown_not_swallowed(demo_ctx: Context) -> None:
+    monkeypatch.setattr(Backend, "page", broken)
     app = VivaApp(demo_ctx)
-    app.backend = FailingBackend(demo_ctx)
 
     async def script(pilot: Pilot[None]) -> list[tuple[str, str]]:
         await settle(pilot)
@@ -124,21 +123,22 @@ def test_import_shows_progress_only_while_it_runs(demo_home: Path, demo_ctx: Con
     )
     WRITERS["codex"](root, spec)
     seen: list[bool] = []
+    original = ImportBar.advance
+
+    def spy(bar: ImportBar, done: int, total: int, label: str) -> None:
+        original(bar, done, total, label)
+        seen.append(bool(bar.display))
 
     async def script(pilot: Pilot[None]) -> None:
         await settle(pilot)
-        bar = pilot.app.screen.query_one(ImportBar)
-        assert not bar.display
-        original = bar.advance
-
-        def spy(done: int, total: int, label: str) -> None:
-            original(done, total, label)
-            seen.append(bar.display)
-
-        bar.advance = spy  # type: ignore[method-assign]
-        await pilot.press("i")
-        await settle(pilot)
-        assert not bar.display
+        assert not [bar for bar in pilot.app.screen.query(ImportBar) if bar.display]
+        ImportBar.advance = spy  # type: ignore[method-assign]
+        try:
+            await pilot.press("i")
+            await settle(pilot)
+        finally:
+            ImportBar.advance = original  # type: ignore[method-assign]
+        assert not [bar for bar in pilot.app.screen.query(ImportBar) if bar.display]
 
     drive(VivaApp(demo_ctx), script)
     assert seen and all(seen)
@@ -154,10 +154,15 @@ def test_the_cli_does_not_import_textual() -> None:
 def test_bare_viva_opens_the_app(monkeypatch: pytest.MonkeyPatch, demo_home: Path) -> None:
     from tests.cli.runner import run
 
-    opened: list[Context] = []
-    monkeypatch.setattr("viva_tui.app.run_app", opened.append)
+    opened: list[Path] = []
+
+    def fake_run(config: Config, connect: object) -> None:
+        opened.append(config.home)
+
+    monkeypatch.setattr("viva_tui.app.run_app", fake_run)
     assert run([]).code == 0
     assert run(["tui"]).code == 0
-    assert len(opened) == 2 and all(c.actor.is_owner for c in opened)
-    for ctx in opened:
-        ctx.store.close()
+    assert opened == [demo_home, demo_home]
+    monkeypatch.setenv("VIVA_GRANT", "anything")
+    refused = run([])
+    assert refused.code == 1 and "owner" in refused.err

@@ -7,35 +7,36 @@ from pathlib import Path
 
 import typer
 
-from viva_tui.commands.common import context
-
 app = typer.Typer()
 
 
 def open_app(home: Path | None = None) -> None:
-    """Open the app (Textual is imported only here).
+    """Open the app (Textual is imported only here); it opens the store after its first frame.
 
     ``home`` None: the store the environment names (``VIVA_HOME``, ``VIVA_DB_URL``);
     otherwise the store in that folder (``viva demo`` opens the one it built).
     """
-    from viva_store.access import OWNER
     from viva_store.config import load_config
     from viva_store.errors import AccessDenied
-    from viva_store.store import Context, Store
+
+    if os.environ.get("VIVA_GRANT"):
+        raise AccessDenied("the app is the owner's; unset VIVA_GRANT to open it")
+    from viva_tui.app import owner_context, run_app
 
     if home is None:
-        ctx = context()
-    else:
-        env = {k: v for k, v in os.environ.items() if k != "VIVA_DB_URL"}
-        env["VIVA_HOME"] = str(home)
-        ctx = Context(Store.open(load_config(env)), OWNER)
-    if not ctx.actor.is_owner:
-        raise AccessDenied(
-            f"the app is the owner's; {ctx.actor.describe()} is acting (unset VIVA_GRANT)"
-        )
-    from viva_tui.app import run_app
+        run_app(load_config(), owner_context)
+        return
+    env = {k: v for k, v in os.environ.items() if k != "VIVA_DB_URL"}
+    env["VIVA_HOME"] = str(home)
+    config = load_config(env)
 
-    run_app(ctx)
+    def connect():  # type: ignore[no-untyped-def]
+        from viva_store.access import OWNER
+        from viva_store.store import Context, Store
+
+        return Context(Store.open(config), OWNER)
+
+    run_app(config, connect)
 
 
 @app.command("tui")

@@ -9,7 +9,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from viva_tui import keys
-from viva_tui.screens.backend import Transcript
+from viva_tui.screens.shapes import Transcript
 from viva_tui.widgets.transcript import TranscriptView
 
 

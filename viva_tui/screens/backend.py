@@ -7,85 +7,25 @@ says so instead of showing anything invented (DESIGN I9).
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Generator, Sequence
-from dataclasses import dataclass
-from datetime import datetime
-from types import ModuleType
 from typing import Any
 
-from viva_store.errors import VivaError
-from viva_store.records import MemberRecord, MessageRecord, SessionRecord
+from viva_store.records import MemberRecord
 from viva_store.services.members import list_members, member_names
 from viva_store.services.sessions import SessionFilter, get_session, list_sessions
 from viva_store.services.sessions import session_messages as _messages
 from viva_store.services.suggest import Suggestion, suggest
 from viva_store.services.triage import Classified, classify, classify_nobody, unclassify
 from viva_store.store import Context
-
-PREVIEW_MESSAGES = 120
-TRANSCRIPT_MESSAGES = 2000
-
-
-class Unavailable(VivaError):
-    """A service this pane needs is not in this build yet."""
-
-
-def optional(module: str, what: str) -> ModuleType:
-    """Import ``viva_store.services.<module>`` or raise :class:`Unavailable` naming ``what``."""
-    try:
-        return importlib.import_module(f"viva_store.services.{module}")
-    except ModuleNotFoundError as exc:
-        if exc.name and exc.name.startswith("viva_store"):
-            raise Unavailable(f"{what}: not in this build yet") from exc
-        raise
-
-
-@dataclass(frozen=True, slots=True)
-class Query:
-    """What a list of sessions is narrowed by (the triage and timeline filters)."""
-
-    harness: str | None = None
-    project: str | None = None
-    text: str | None = None
-
-    def session_filter(self, **kw: Any) -> SessionFilter:
-        return SessionFilter(
-            harness=self.harness or None,
-            project=self.project or None,
-            text=self.text or None,
-            **kw,
-        )
-
-
-@dataclass(frozen=True, slots=True)
-class Page:
-    """One page of sessions: ``offset`` into the list, ``more`` when the list goes on."""
-
-    query: Query
-    offset: int
-    sessions: tuple[SessionRecord, ...]
-    more: bool
-
-
-@dataclass(frozen=True, slots=True)
-class Transcript:
-    """A session and (the start of) its redacted messages."""
-
-    session: SessionRecord
-    messages: tuple[MessageRecord, ...]
-    truncated: bool
-
-
-@dataclass(frozen=True, slots=True)
-class MemberRow:
-    """A member with what the roster counts (None: not countable in this build)."""
-
-    member: MemberRecord
-    sessions: int | None
-    last_active: datetime | None
-    active_skills: int | None
-    active_principles: int | None
+from viva_tui.screens.shapes import (
+    PREVIEW_MESSAGES,
+    MemberRow,
+    Page,
+    Query,
+    Transcript,
+    Unavailable,
+    optional,
+)
 
 
 class Backend:
@@ -175,6 +115,12 @@ class Backend:
     def undo(self, ids: Sequence[str]) -> Classified:
         """Put sessions back in the triage queue (a new event; nothing is deleted)."""
         return unclassify(self.ctx, ids, note="undo in the triage pane")
+
+    def harnesses(self) -> list[str]:
+        """The harnesses Viva reads (for the filters)."""
+        from viva_store.harness import registry
+
+        return list(registry.names())
 
     def run_import(self) -> Generator[Any, None, Any]:
         """The importer's progress events; its return value is the summary."""

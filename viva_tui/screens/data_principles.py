@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from viva_store.store import Context
-from viva_tui.screens.backend import optional
+from viva_tui.screens.shapes import optional
+
+if TYPE_CHECKING:
+    from viva_store.store import Context
 
 OPEN = ("pending", "deferred")
 """Candidate statuses still waiting for the owner."""

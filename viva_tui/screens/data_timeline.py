@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from viva_store.store import Context
-from viva_tui.screens.backend import Unavailable, optional
+from viva_tui.screens.shapes import Unavailable, optional
+
+if TYPE_CHECKING:
+    from viva_store.store import Context
 
 PRINCIPLE_ACTIONS = {
     "proposed": "principle proposed",

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual.worker import WorkerState
 
-from viva_store.services.importer import FileImported, ImportStarted
 from viva_tui.messages import ImportFinished, ImportProgressed
 from viva_tui.screens.base import ServiceScreen
-from viva_tui.widgets.import_bar import ImportBar
+
+if TYPE_CHECKING:
+    from viva_tui.widgets.import_bar import ImportBar
 
 GROUP = "import:run"
 
@@ -21,10 +24,15 @@ class ImportFlow(ServiceScreen):
         if self.importing:
             self.notify("An import is already running.")
             return
+        if self._backend is None:
+            self.notify("The store is still being opened; try again in a moment.")
+            return
         self.importing = True
         self.run_worker(self._import, name=GROUP, group=GROUP, thread=True, exit_on_error=False)
 
     def _import(self) -> None:
+        from viva_store.services.importer import FileImported, ImportStarted
+
         events = self.backend.run_import()
         done = total = 0
         while True:
@@ -45,8 +53,21 @@ class ImportFlow(ServiceScreen):
             )
         )
 
-    def on_import_progressed(self, message: ImportProgressed) -> None:
-        self.query_one(ImportBar).advance(message.done, message.total, message.label)
+    async def import_bar(self) -> ImportBar:
+        """The progress bar, made with the first import (it is not on the first frame)."""
+        from viva_tui.widgets.import_bar import ImportBar
+
+        found = self.query(ImportBar)
+        if found:
+            return found.first()
+        bar = ImportBar()
+        await self.query_one("#main").mount(bar)
+        return bar
+
+    async def on_import_progressed(self, message: ImportProgressed) -> None:
+        bar = await self.import_bar()
+        if self.importing:
+            bar.advance(message.done, message.total, message.label)
 
     def on_import_finished(self, message: ImportFinished) -> None:
         c = message.counts
@@ -69,5 +90,8 @@ class ImportFlow(ServiceScreen):
     def work_ended(self, group: str, state: WorkerState) -> None:
         if group == GROUP:
             self.importing = False
-            self.query_one(ImportBar).finish()
+            from viva_tui.widgets.import_bar import ImportBar
+
+            for bar in self.query(ImportBar):
+                bar.finish()
         super().work_ended(group, state)

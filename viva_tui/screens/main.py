@@ -3,21 +3,20 @@
 Panes post requests; a flow (a mixin beside this file) runs a named thread worker
 that calls the backend and posts a past-tense message back, whose records it hands
 to the pane. Failures of any worker reach :meth:`ServiceScreen.on_worker_state_changed`.
+Only the Members pane is built at start; the others are built (and their modules
+imported) the first time they are shown, so the first frame comes quickly.
 """
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING, cast
 
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import ContentSwitcher, Footer
 
-from viva_store.harness import registry
 from viva_store.records import MemberRecord
 from viva_tui import keys
-from viva_tui.dialogs.document import DocumentDialog
-from viva_tui.dialogs.help import HelpDialog
-from viva_tui.dialogs.picker import MemberPicker
-from viva_tui.dialogs.transcript import TranscriptDialog
 from viva_tui.messages import (
     DocumentLoaded,
     MemberChosen,
@@ -28,20 +27,39 @@ from viva_tui.messages import (
     TranscriptLoaded,
     TranscriptRequested,
 )
-from viva_tui.screens.backend import TRANSCRIPT_MESSAGES, Backend, MemberRow
 from viva_tui.screens.import_flow import ImportFlow
 from viva_tui.screens.principles_flow import PrinciplesFlow
+from viva_tui.screens.shapes import TRANSCRIPT_MESSAGES, MemberRow
 from viva_tui.screens.skills_flow import SkillsFlow
 from viva_tui.screens.timeline_flow import TimelineFlow
 from viva_tui.screens.triage_flow import TriageFlow
-from viva_tui.widgets.import_bar import ImportBar
 from viva_tui.widgets.members_pane import MembersPane
 from viva_tui.widgets.pane import Pane
-from viva_tui.widgets.principles_pane import PrinciplesPane
 from viva_tui.widgets.sidebar import PANES, Sidebar
-from viva_tui.widgets.skills_pane import SkillsPane
-from viva_tui.widgets.timeline_pane import TimelinePane
-from viva_tui.widgets.triage_pane import TriagePane
+
+if TYPE_CHECKING:
+    from viva_tui.screens.backend import Backend
+
+
+def make_pane(pane_id: str) -> Pane:
+    """Build a pane (importing its module only now)."""
+    if pane_id == "triage":
+        from viva_tui.widgets.triage_pane import TriagePane
+
+        return TriagePane()
+    if pane_id == "timeline":
+        from viva_tui.widgets.timeline_pane import TimelinePane
+
+        return TimelinePane()
+    if pane_id == "skills":
+        from viva_tui.widgets.skills_pane import SkillsPane
+
+        return SkillsPane()
+    if pane_id == "principles":
+        from viva_tui.widgets.principles_pane import PrinciplesPane
+
+        return PrinciplesPane()
+    return MembersPane()
 
 
 class MainScreen(TriageFlow, TimelineFlow, SkillsFlow, PrinciplesFlow, ImportFlow):
@@ -49,9 +67,12 @@ class MainScreen(TriageFlow, TimelineFlow, SkillsFlow, PrinciplesFlow, ImportFlo
 
     BINDINGS = keys.SCREEN
 
-    def __init__(self, backend: Backend, member: str | None = None) -> None:
-        super().__init__(backend, member)
+    def __init__(self, member: str | None = None) -> None:
+        super().__init__(member)
         self.undo_stack = []
+        self.member_keys = {}
+        self.harnesses: list[str] = []
+        self.panes_built = False
 
     def compose(self) -> ComposeResult:
         keymap = getattr(self.app, "keymap", {})
@@ -60,40 +81,67 @@ class MainScreen(TriageFlow, TimelineFlow, SkillsFlow, PrinciplesFlow, ImportFlo
             for b in keys.SCREEN
             if b.id and b.id.startswith("viva.pane.")
         }
-        harnesses = registry.names()
         with Horizontal(id="frame"):
             yield Sidebar(pane_keys)
-            with Vertical(id="main"):
-                with ContentSwitcher(initial="members", id="panes"):
-                    yield MembersPane()
-                    yield TriagePane(harnesses)
-                    yield TimelinePane(harnesses)
-                    yield SkillsPane()
-                    yield PrinciplesPane()
-                yield ImportBar()
+            with Vertical(id="main"), ContentSwitcher(initial="members", id="panes"):
+                yield MembersPane()
         yield Footer()
 
     def on_mount(self) -> None:
         self.query_one(Sidebar).set_active("members")
         self.query_one(MembersPane).activate()
-        self.run_service("members:list", self.backend.members, self._roster)
+        self.run_service("members:list", lambda b: b.members(), self._roster)
+
+    def store_opened(self, backend: Backend, harnesses: list[str] | None = None) -> None:
+        """The app opened the store: fill the harness filters, run what waited."""
+        self.harnesses = list(harnesses or [])
+        for pane_id in ("triage", "timeline"):
+            if (pane := self.maybe_pane(pane_id)) is not None:
+                pane.set_harnesses(self.harnesses)  # type: ignore[attr-defined]
+        super().store_opened(backend)
 
     # Panes -------------------------------------------------------------------------------
 
     def current_pane(self) -> Pane:
         return self.pane(self.query_one(ContentSwitcher).current or "members")
 
-    def action_show_pane(self, pane_id: str) -> None:
+    async def action_show_pane(self, pane_id: str) -> None:
         if pane_id not in dict(PANES):
             return
-        self.query_one(ContentSwitcher).current = pane_id
         self.query_one(Sidebar).set_active(pane_id)
-        self.pane(pane_id).activate()
+        pane = await self.build_pane(pane_id)
+        pane.ensure_requested()  # the store works while the pane is laid out
+        self.query_one(ContentSwitcher).current = pane_id
+        pane.focus_main()
 
-    def on_sidebar_pane_clicked(self, event: Sidebar.PaneClicked) -> None:
-        self.action_show_pane(event.pane)
+    async def build_pane(self, pane_id: str) -> Pane:
+        """The pane, built (hidden) and given what the screen knows if it was not yet."""
+        pane = self.maybe_pane(pane_id)
+        if pane is not None:
+            return pane
+        pane = make_pane(pane_id)
+        await self.query_one(ContentSwitcher).mount(pane)
+        if hasattr(pane, "set_harnesses") and self.harnesses:
+            pane.set_harnesses(self.harnesses)
+        if hasattr(pane, "set_members") and self.members:
+            pane.set_members(self.members, self.member_keys)
+        if hasattr(pane, "set_member") and self.member:
+            pane.set_member(self.member)
+        return pane
+
+    async def _build_next(self) -> None:
+        """After the first screen is filled, build the other panes one by one while idle,
+        so switching to them later is quick."""
+        for pane_id, _ in PANES:
+            if self.maybe_pane(pane_id) is None:
+                await self.build_pane(pane_id)
+                self.set_timer(0.05, self._build_next)
+                return
+        self.panes_built = True
 
     def action_help(self) -> None:
+        from viva_tui.dialogs.help import HelpDialog
+
         pane = self.current_pane()
         keymap = getattr(self.app, "keymap", {})
         self.app.push_screen(
@@ -109,6 +157,7 @@ class MainScreen(TriageFlow, TimelineFlow, SkillsFlow, PrinciplesFlow, ImportFlo
     def on_page_loaded(self, message: PageLoaded) -> None:
         if message.pane == "triage":
             self.triage_pane().show_page(message.page)
+            self.triage_page_shown(message.page.offset)
         elif message.pane == "timeline" and message.member:
             self.timeline_pane().show_page(message.member, message.page)
 
@@ -124,8 +173,8 @@ class MainScreen(TriageFlow, TimelineFlow, SkillsFlow, PrinciplesFlow, ImportFlo
         self.members = members
         return MembersLoaded([MemberRow(m, None, None, None, None) for m in members], False)
 
-    def on_members_loaded(self, message: MembersLoaded) -> None:
-        self.query_one(MembersPane).show_members(message.rows, message.counted)
+    async def on_members_loaded(self, message: MembersLoaded) -> None:
+        await self.query_one(MembersPane).show_members(message.rows, message.counted)
         if message.counted:
             return
         names = [r.member.name for r in message.rows]
@@ -135,12 +184,14 @@ class MainScreen(TriageFlow, TimelineFlow, SkillsFlow, PrinciplesFlow, ImportFlo
             self.choose_member(keep, announce=False)
         self.triage_roster()
         self.count_members()
+        self.set_timer(0.2, self._build_next)
+        self.load_principles()  # the sidebar shows how many candidates wait
 
     def count_members(self) -> None:
         """Fill the roster's counts in the background."""
         self.run_service(
             "members:counts",
-            lambda: self.backend.member_rows(self.members),
+            lambda b: b.member_rows(self.members),
             lambda rows: MembersLoaded(rows, counted=True),
         )
 
@@ -148,6 +199,8 @@ class MainScreen(TriageFlow, TimelineFlow, SkillsFlow, PrinciplesFlow, ImportFlo
         if message.name:
             self.choose_member(message.name)
             return
+
+        from viva_tui.dialogs.picker import MemberPicker
 
         def picked(name: str | None) -> None:
             if name:
@@ -164,8 +217,9 @@ class MainScreen(TriageFlow, TimelineFlow, SkillsFlow, PrinciplesFlow, ImportFlo
             return
         self.member = name
         self.query_one(Sidebar).set_member(name)
-        self.timeline_pane().set_member(name)
-        self.skills_pane().set_member(name)
+        for pane_id in ("timeline", "skills"):
+            if (pane := self.maybe_pane(pane_id)) is not None:
+                pane.set_member(name)  # type: ignore[attr-defined]
         if announce:
             remember = getattr(self.app, "remember", None)
             if remember is not None:
@@ -178,31 +232,36 @@ class MainScreen(TriageFlow, TimelineFlow, SkillsFlow, PrinciplesFlow, ImportFlo
         sid = message.session_id
         self.run_service(
             "transcript:open",
-            lambda: self.backend.transcript(sid, TRANSCRIPT_MESSAGES),
+            lambda b: b.transcript(sid, TRANSCRIPT_MESSAGES),
             TranscriptLoaded,
         )
 
     def on_transcript_loaded(self, message: TranscriptLoaded) -> None:
+        from viva_tui.dialogs.transcript import TranscriptDialog
+
         self.app.push_screen(TranscriptDialog(message.transcript))
 
     def action_weekly_report(self) -> None:
         self.run_service(
             "report:weekly",
-            self.backend.weekly_report,
+            lambda b: b.weekly_report(),
             lambda md: DocumentLoaded("Weekly report", md),
         )
 
     def on_document_loaded(self, message: DocumentLoaded) -> None:
+        from viva_tui.dialogs.document import DocumentDialog
+
         self.app.push_screen(DocumentDialog(message.title, message.markdown))
 
     def import_changed(self) -> None:
-        self.triage_pane().reload()
+        if (pane := self.maybe_pane("triage")) is not None:
+            cast("TriagePane", pane).reload()
         self.sessions_changed()
 
     def sessions_changed(self) -> None:
         self.count_members()
-        timeline = self.timeline_pane()
-        if timeline.requested and timeline.member:
+        timeline = self.maybe_pane("timeline")
+        if timeline is not None and timeline.requested:
             timeline.request_data()
 
     def principles_changed(self) -> None:
@@ -210,3 +269,7 @@ class MainScreen(TriageFlow, TimelineFlow, SkillsFlow, PrinciplesFlow, ImportFlo
 
     def skills_changed(self) -> None:
         self.count_members()
+
+
+if TYPE_CHECKING:
+    from viva_tui.widgets.triage_pane import TriagePane

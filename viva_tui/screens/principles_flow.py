@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from viva_tui.dialogs.choice import ChoiceModal
-from viva_tui.dialogs.confirm import ConfirmModal
-from viva_tui.dialogs.reason import TextModal
+from typing import TYPE_CHECKING, cast
+
 from viva_tui.messages import (
     DecisionWanted,
     EvidenceWanted,
@@ -15,8 +14,10 @@ from viva_tui.messages import (
 )
 from viva_tui.screens.base import ServiceScreen
 from viva_tui.screens.data_principles import decide, load_principles
-from viva_tui.widgets.principles_pane import PrinciplesPane
 from viva_tui.widgets.sidebar import Sidebar
+
+if TYPE_CHECKING:
+    from viva_tui.widgets.principles_pane import PrinciplesPane
 
 QUESTIONS = {
     "approve": ("Approve this principle for {member}?", "Approve"),
@@ -31,7 +32,7 @@ class PrinciplesFlow(ServiceScreen):
     """Feeds :class:`PrinciplesPane`; no decision is stored without a confirmation."""
 
     def principles_pane(self) -> PrinciplesPane:
-        return self.query_one(PrinciplesPane)
+        return cast("PrinciplesPane", self.pane("principles"))
 
     def on_principles_requested(self, message: PrinciplesRequested) -> None:
         self.load_principles()
@@ -40,16 +41,19 @@ class PrinciplesFlow(ServiceScreen):
         names = [m.name for m in self.members]
         self.run_service(
             "principles:load",
-            lambda: load_principles(self.backend.ctx, names or self.backend.member_names()),
+            lambda b: load_principles(b.ctx, names or b.member_names()),
             PrinciplesLoaded,
         )
 
     def on_principles_loaded(self, message: PrinciplesLoaded) -> None:
-        self.principles_pane().show_data(message.data)
+        if self.maybe_pane("principles") is not None:
+            self.principles_pane().show_data(message.data)
         waiting = len(message.data.open)
         self.query_one(Sidebar).set_badge("principles", str(waiting) if waiting else "")
 
     def on_decision_wanted(self, message: DecisionWanted) -> None:
+        from viva_tui.dialogs.reason import TextModal
+
         if message.action == "edit":
             self.app.push_screen(
                 TextModal(
@@ -75,6 +79,8 @@ class PrinciplesFlow(ServiceScreen):
             self._confirm(message, None)
 
     def _confirm(self, message: DecisionWanted, text: str | None) -> None:
+        from viva_tui.dialogs.confirm import ConfirmModal
+
         question, yes = QUESTIONS[message.action]
         detail = text if message.action in ("edit", "reject") else message.text
         if message.action == "reject":
@@ -93,10 +99,9 @@ class PrinciplesFlow(ServiceScreen):
         )
 
     def _store(self, action: str, ref: str, text: str | None, version: int) -> None:
-        ctx = self.backend.ctx
         self.run_service(
             "principles:decide",
-            lambda: decide(ctx, action, ref, text, version),
+            lambda b: decide(b.ctx, action, ref, text, version),
             PrincipleDecided,
             exclusive=False,
         )
@@ -117,6 +122,8 @@ class PrinciplesFlow(ServiceScreen):
         def chosen(ref: str | None) -> None:
             if ref:
                 self.post_message(TranscriptRequested(ref))
+
+        from viva_tui.dialogs.choice import ChoiceModal
 
         choices = [(ref, ref) for ref in message.refs]
         self.app.push_screen(ChoiceModal("Open which cited session?", choices), chosen)

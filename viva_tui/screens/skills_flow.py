@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from viva_tui.dialogs.confirm import ConfirmModal
+from typing import TYPE_CHECKING, cast
+
 from viva_tui.messages import (
     CurveLoaded,
     CurveRequested,
@@ -15,30 +16,34 @@ from viva_tui.messages import (
 )
 from viva_tui.screens.base import ServiceScreen
 from viva_tui.screens.data_skills import change, load_curve, load_skills, skill_body
-from viva_tui.widgets.skills_pane import SkillsPane
+
+if TYPE_CHECKING:
+    from viva_tui.widgets.skills_pane import SkillsPane
 
 
 class SkillsFlow(ServiceScreen):
     """Feeds :class:`SkillsPane`; changes are confirmed before they are stored."""
 
     def skills_pane(self) -> SkillsPane:
-        return self.query_one(SkillsPane)
+        return cast("SkillsPane", self.pane("skills"))
 
     def on_skills_requested(self, message: SkillsRequested) -> None:
-        ctx, member, include = self.backend.ctx, message.member, message.include_forgotten
-        self.run_service("skills:load", lambda: load_skills(ctx, member, include), SkillsLoaded)
+        member, include = message.member, message.include_forgotten
+        self.run_service("skills:load", lambda b: load_skills(b.ctx, member, include), SkillsLoaded)
 
     def on_skills_loaded(self, message: SkillsLoaded) -> None:
         self.skills_pane().show_skills(message.data)
 
     def on_curve_requested(self, message: CurveRequested) -> None:
-        ctx, member, skill = self.backend.ctx, message.member, message.skill
-        self.run_service("skills:curve", lambda: load_curve(ctx, member, skill), CurveLoaded)
+        member, skill = message.member, message.skill
+        self.run_service("skills:curve", lambda b: load_curve(b.ctx, member, skill), CurveLoaded)
 
     def on_curve_loaded(self, message: CurveLoaded) -> None:
         self.skills_pane().show_curve(message.data)
 
     def on_skill_change_wanted(self, message: SkillChangeWanted) -> None:
+        from viva_tui.dialogs.confirm import ConfirmModal
+
         m = message
         if m.action == "reclaim":
             question = f"Reclaim {m.skill} into {m.member}'s set?"
@@ -51,13 +56,12 @@ class SkillsFlow(ServiceScreen):
                 "Its weight is recomputed on the new axis from the same events "
                 "(half-life 30 sessions on the session track, 60 days on the time track)."
             )
-        ctx = self.backend.ctx
 
         def answered(yes: bool | None) -> None:
             if yes:
                 self.run_service(
                     "skills:change",
-                    lambda: change(ctx, m.action, m.member, m.skill, m.track),
+                    lambda b: change(b.ctx, m.action, m.member, m.skill, m.track),
                     lambda said: SkillChanged(m.member, said),
                     exclusive=False,
                 )
@@ -75,7 +79,7 @@ class SkillsFlow(ServiceScreen):
         """A skill set changed (override in the main screen)."""
 
     def on_skill_body_wanted(self, message: SkillBodyWanted) -> None:
-        ctx, name = self.backend.ctx, message.skill
+        name = message.skill
         self.run_service(
-            "skills:body", lambda: skill_body(ctx, name), lambda md: DocumentLoaded(name, md)
+            "skills:body", lambda b: skill_body(b.ctx, name), lambda md: DocumentLoaded(name, md)
         )

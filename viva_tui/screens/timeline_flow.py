@@ -2,36 +2,39 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, cast
+
 from textual.worker import WorkerState
 
 from viva_tui.messages import PageLoaded, SearchFinished, SearchRequested, TimelineLoaded
-from viva_tui.screens.backend import Query
 from viva_tui.screens.base import ServiceScreen
 from viva_tui.screens.data_timeline import load_events, search
-from viva_tui.widgets.timeline_pane import PAGE, TimelinePane
+from viva_tui.screens.shapes import TIMELINE_PAGE, Query
+
+if TYPE_CHECKING:
+    from viva_tui.widgets.timeline_pane import TimelinePane
 
 
 class TimelineFlow(ServiceScreen):
     """Feeds :class:`TimelinePane`."""
 
     def timeline_pane(self) -> TimelinePane:
-        return self.query_one(TimelinePane)
+        return cast("TimelinePane", self.pane("timeline"))
 
     def load_timeline_page(self, member: str, query: Query, offset: int) -> None:
-        backend = self.backend
         if offset == 0:
             self.run_service(
                 "timeline:page",
-                lambda: (
-                    backend.page(query, 0, PAGE, status="attributed", member=member),
-                    load_events(backend.ctx, member),
+                lambda b: (
+                    b.page(query, 0, TIMELINE_PAGE, status="attributed", member=member),
+                    load_events(b.ctx, member),
                 ),
                 lambda got: TimelineLoaded(member, got[0], got[1]),
             )
             return
         self.run_service(
             "timeline:page",
-            lambda: backend.page(query, offset, PAGE, status="attributed", member=member),
+            lambda b: b.page(query, offset, TIMELINE_PAGE, status="attributed", member=member),
             lambda page: PageLoaded("timeline", page, member),
         )
 
@@ -39,10 +42,10 @@ class TimelineFlow(ServiceScreen):
         self.timeline_pane().show_first(message.member, message.page, message.events)
 
     def on_search_requested(self, message: SearchRequested) -> None:
-        ctx, member, text = self.backend.ctx, message.member, message.text
+        member, text = message.member, message.text
         self.run_service(
             "timeline:search",
-            lambda: search(ctx, member, text),
+            lambda b: search(b.ctx, member, text),
             lambda hits: SearchFinished(member, text, hits),
         )
 

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, cast
+
 from textual.worker import WorkerState
 
-from viva_store.services.triage import Classified
 from viva_tui import keys
-from viva_tui.dialogs.picker import NOBODY, MemberPicker
 from viva_tui.messages import (
     AcceptRequested,
     AssignRequested,
@@ -18,20 +18,24 @@ from viva_tui.messages import (
     SuggestionsLoaded,
     UndoRequested,
 )
-from viva_tui.screens.backend import Query
 from viva_tui.screens.base import ServiceScreen
+from viva_tui.screens.shapes import TRIAGE_PAGE, Query
 from viva_tui.widgets.format import plural
 from viva_tui.widgets.sidebar import Sidebar
-from viva_tui.widgets.triage_pane import PAGE, TriagePane
+
+if TYPE_CHECKING:
+    from viva_store.services.triage import Classified
+    from viva_tui.widgets.triage_pane import TriagePane
 
 
 class TriageFlow(ServiceScreen):
     """Feeds :class:`TriagePane` and stores the owner's decisions."""
 
     undo_stack: list[tuple[tuple[str, ...], str]]
+    member_keys: dict[str, str]
 
     def triage_pane(self) -> TriagePane:
-        return self.query_one(TriagePane)
+        return cast("TriagePane", self.pane("triage"))
 
     def triage_roster(self) -> None:
         """Bind a key per member, avoiding keys the screen and pane already use."""
@@ -44,20 +48,25 @@ class TriageFlow(ServiceScreen):
         for name in names:  # a remap by id wins over the chosen letter
             if remap := keymap.get(f"{keys.ASSIGN_PREFIX}{name}"):
                 chosen[name] = remap
-        self.triage_pane().set_members(self.members, chosen)
+        self.member_keys = chosen
+        if (pane := self.maybe_pane("triage")) is not None:
+            cast("TriagePane", pane).set_members(self.members, chosen)
 
     def load_triage_page(self, query: Query, offset: int) -> None:
         self.run_service(
             "triage:page",
-            lambda: self.backend.page(query, offset, PAGE, status="unattributed", member=None),
+            lambda b: b.page(query, offset, TRIAGE_PAGE, status="unattributed", member=None),
             lambda page: PageLoaded("triage", page),
         )
+
+    def triage_page_shown(self, offset: int) -> None:
+        """Suggestions cover the whole queue: they are computed once the first rows show."""
         if offset == 0:
             self.load_suggestions()
 
     def load_suggestions(self) -> None:
-        """Suggestions cover the whole queue, so they come after the first rows."""
-        self.run_service("triage:suggest", self.backend.suggestions, SuggestionsLoaded)
+        """The suggestion for every queued session (in the background)."""
+        self.run_service("triage:suggest", lambda b: b.suggestions(), SuggestionsLoaded)
 
     def on_suggestions_loaded(self, message: SuggestionsLoaded) -> None:
         self.triage_pane().set_suggestions(message.suggestions)
@@ -67,7 +76,7 @@ class TriageFlow(ServiceScreen):
         sid, pane = message.session_id, message.pane
         self.run_service(
             f"{pane}:preview",
-            lambda: self.backend.transcript(sid),
+            lambda b: b.transcript(sid),
             lambda transcript: PreviewLoaded(transcript, pane),
         )
 
@@ -77,12 +86,14 @@ class TriageFlow(ServiceScreen):
         ids, member = message.session_ids, message.member
         self.run_service(
             "triage:assign",
-            lambda: self.backend.assign(ids, member),
+            lambda b: b.assign(ids, member),
             lambda done: SessionsClassified(done.session_ids, _said(done)),
             exclusive=False,
         )
 
     def on_pick_requested(self, message: PickRequested) -> None:
+        from viva_tui.dialogs.picker import NOBODY, MemberPicker
+
         ids = message.session_ids
         pane = self.triage_pane()
 
@@ -101,7 +112,7 @@ class TriageFlow(ServiceScreen):
             said = "; ".join(_said(r) for r in results)
             return SessionsClassified(ids, f"accepted: {said}")
 
-        self.run_service("triage:accept", lambda: self.backend.accept(pairs), done, exclusive=False)
+        self.run_service("triage:accept", lambda b: b.accept(pairs), done, exclusive=False)
 
     def on_undo_requested(self, message: UndoRequested) -> None:
         if not self.undo_stack:
@@ -110,7 +121,7 @@ class TriageFlow(ServiceScreen):
         ids, what = self.undo_stack.pop()
         self.run_service(
             "triage:undo",
-            lambda: self.backend.undo(ids),
+            lambda b: b.undo(ids),
             lambda done: SessionsClassified(
                 done.session_ids,
                 f"undone ({what}): {plural(len(done.session_ids), 'session')} back in the queue",

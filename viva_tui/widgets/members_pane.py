@@ -6,11 +6,11 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.content import Content
-from textual.widgets import Markdown, Static
+from textual.widgets import Static
 
 from viva_tui import keys
 from viva_tui.messages import MemberChosen
-from viva_tui.screens.backend import MemberRow
+from viva_tui.screens.shapes import MemberRow
 from viva_tui.widgets.format import when
 from viva_tui.widgets.pane import Pane
 from viva_tui.widgets.tables import RowTable
@@ -46,22 +46,34 @@ the one the Timeline and Skills panes show.
     def __init__(self) -> None:
         super().__init__()
         self.rows: list[MemberRow] = []
+        self._soul_shown: tuple[str, str] | None = None
 
     def compose(self) -> ComposeResult:
-        yield RowTable(id="members-table", zebra_stripes=True)
+        # The table comes with the roster (after the first frame, which stays light).
         with VerticalScroll(id="soul"):
-            yield Static("", id="soul-title")
-            yield Markdown("", id="soul-body")
+            yield Static("Opening the store…", id="soul-title")
 
-    def on_mount(self) -> None:
-        table = self.query_one(RowTable)
+    async def _table(self) -> RowTable:
+        found = self.query(RowTable)
+        if found:
+            return found.first()
+        table = RowTable(id="members-table", zebra_stripes=True)
+        await self.mount(table, before=0)
         for col in COLUMNS:
             table.add_column(col, key=col)
+        if self.has_focus_within or self.screen.focused is None:
+            table.focus()
+        return table
 
-    def show_members(self, rows: list[MemberRow], counted: bool) -> None:
+    def focus_main(self) -> None:
+        found = self.query(RowTable)
+        if found:
+            found.first().focus()
+
+    async def show_members(self, rows: list[MemberRow], counted: bool) -> None:
         """Fill the roster; ``counted`` False shows … where counts will come."""
         self.rows = rows
-        table = self.query_one(RowTable)
+        table = await self._table()
         keep = table.cursor_row
         table.clear()
         for row in rows:
@@ -92,15 +104,30 @@ the one the Timeline and Skills panes show.
         if not 0 <= index < len(self.rows):
             return
         m = self.rows[index].member
+        if self._soul_shown == (m.name, m.soul):
+            return  # the counts arrived: the soul has not changed, keep its rendering
+        self._soul_shown = (m.name, m.soul)
         self.query_one("#soul-title", Static).update(
             Content.assemble(
                 (m.display_name, "bold"),
                 f" — {m.role}, {m.engine}; native skills: {', '.join(m.native_skills) or 'none'}",
             )
         )
-        self.query_one("#soul-body", Markdown).update(m.soul or "*No soul.md recorded.*")
+        # Markdown (and its parser) is loaded with the first soul, after the first frame.
+        from textual.widgets import Markdown
+
+        found = self.query("#soul-body")
+        if found:
+            found.first(Markdown).update(m.soul or "*No soul.md recorded.*")
+        else:
+            self.query_one("#soul", VerticalScroll).mount(
+                Markdown(m.soul or "*No soul.md recorded.*", id="soul-body")
+            )
 
     def action_select_member(self) -> None:
-        table = self.query_one(RowTable)
+        found = self.query(RowTable)
+        if not found:
+            return
+        table = found.first()
         if 0 <= table.cursor_row < len(self.rows):
-            self.post_message(MemberChosen(self.rows[table.cursor_row].member.name))
+            self.ask(MemberChosen(self.rows[table.cursor_row].member.name))

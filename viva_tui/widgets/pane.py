@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from textual.containers import Vertical
+from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Static
 
@@ -25,10 +26,18 @@ class Pane(Vertical):
 
     def activate(self) -> None:
         """Called when the pane is shown; the first time it asks for its data."""
+        self.ensure_requested()
+        self.focus_main()
+
+    def ensure_requested(self) -> None:
+        """Ask for the pane's data unless it already did (posted before the pane is drawn)."""
         if not self.requested:
             self.requested = True
             self.request_data()
-        self.focus_main()
+
+    def ask(self, request: Message) -> None:
+        """Post a request straight to the screen, which answers it (no bubbling hops)."""
+        self.screen.post_message(request)
 
     def request_data(self) -> None:
         """Post the requests that fill the pane (override)."""

@@ -57,7 +57,7 @@ can be rolled back (nothing is deleted).
                 yield Static("Loading the queue…", id="principles-text")
 
     def request_data(self) -> None:
-        self.post_message(PrinciplesRequested())
+        self.ask(PrinciplesRequested())
 
     def focus_main(self) -> None:
         self.query_one(RowList).focus()
@@ -235,7 +235,7 @@ can be rolled back (nothing is deleted).
             return
         c = self._current()
         if c is not None:
-            self.post_message(DecisionWanted(action, c.id, c.member, c.text))
+            self.ask(DecisionWanted(action, c.id, c.member, c.text))
 
     def action_approve(self) -> None:
         self._decide("approve")
@@ -266,7 +266,7 @@ can be rolled back (nothing is deleted).
             self.notify(f"Version {ev.version} is already in force.")
             return
         text = ev.text or self.data.wording.get((ev.principle_id, ev.version), "")
-        self.post_message(DecisionWanted("rollback", ev.principle_id, ev.member, text, ev.version))
+        self.ask(DecisionWanted("rollback", ev.principle_id, ev.member, text, ev.version))
 
     def action_evidence(self) -> None:
         c = self._current()
@@ -275,4 +275,4 @@ can be rolled back (nothing is deleted).
         if not c.evidence:
             self.notify("This candidate cites no evidence.")
             return
-        self.post_message(EvidenceWanted(tuple(c.evidence)))
+        self.ask(EvidenceWanted(tuple(c.evidence)))

@@ -89,7 +89,7 @@ every 30 of the member's sessions (session track) or every 60 days (time track).
 
     def request_data(self) -> None:
         if self.member:
-            self.post_message(SkillsRequested(self.member, self.include_forgotten))
+            self.ask(SkillsRequested(self.member, self.include_forgotten))
 
     def set_member(self, name: str) -> None:
         """Show ``name``'s skills (loaded now if the pane was already opened)."""
@@ -193,7 +193,7 @@ every 30 of the member's sessions (session track) or every 60 days (time track).
     def _ask_curve(self) -> None:
         skill = self.query_one(RowTable).current_key
         if skill and self.member:
-            self.post_message(CurveRequested(self.member, skill))
+            self.ask(CurveRequested(self.member, skill))
 
     def _row(self) -> SkillRow | None:
         key = self.query_one(RowTable).current_key
@@ -208,22 +208,22 @@ every 30 of the member's sessions (session track) or every 60 days (time track).
                 f"{row.name} is in the set ({row.status}); only a forgotten skill can be reclaimed."
             )
             return
-        self.post_message(SkillChangeWanted("reclaim", self.member, row.name))
+        self.ask(SkillChangeWanted("reclaim", self.member, row.name))
 
     def action_track(self) -> None:
         row = self._row()
         if row is None or self.member is None:
             return
         other = "time" if row.track == "session" else "session"
-        self.post_message(SkillChangeWanted("track", self.member, row.name, other))
+        self.ask(SkillChangeWanted("track", self.member, row.name, other))
 
     def action_body(self) -> None:
         if row := self._row():
-            self.post_message(SkillBodyWanted(row.name))
+            self.ask(SkillBodyWanted(row.name))
 
     def action_toggle_all(self) -> None:
         self.include_forgotten = not self.include_forgotten
         self.request_data()
 
     def action_choose_member(self) -> None:
-        self.post_message(MemberChosen(""))
+        self.ask(MemberChosen(""))

@@ -21,14 +21,13 @@ from viva_tui.messages import (
     SearchRequested,
     TranscriptRequested,
 )
-from viva_tui.screens.backend import Page, Query, Transcript
 from viva_tui.screens.data_timeline import TimelineEvent, TimelineEvents
+from viva_tui.screens.shapes import Page, Query, Transcript
 from viva_tui.widgets.format import clip, day, local, plural, project_label, when
 from viva_tui.widgets.pane import Pane
 from viva_tui.widgets.tables import RowList
 from viva_tui.widgets.transcript import TranscriptView
 
-PAGE = 200
 NEAR_END = 40
 EVENT_STYLE = {"skill": "$decay-curve", "principle": "$approval-needed"}
 
@@ -64,9 +63,9 @@ decisions between them.
 * **m** chooses whose timeline this is (also: Enter in Members, or the command palette).
 """
 
-    def __init__(self, harnesses: Sequence[str]) -> None:
+    def __init__(self) -> None:
         super().__init__()
-        self.harnesses = list(harnesses)
+        self.harnesses: list[str] = []
         self.member: str | None = None
         self.query_now = Query()
         self.loaded = 0
@@ -95,6 +94,11 @@ decisions between them.
             yield RowList(id="timeline-list")
             yield TranscriptView(id="timeline-preview", placeholder="")
         yield Static("", id="timeline-status", classes="status")
+
+    def set_harnesses(self, harnesses: Sequence[str]) -> None:
+        """The harnesses the filter offers (known once the store is open)."""
+        self.harnesses = list(harnesses)
+        self.query_one("#timeline-harness", Select).set_options([(h, h) for h in self.harnesses])
 
     def focus_main(self) -> None:
         self.query_one(RowList).focus()
@@ -126,7 +130,7 @@ decisions between them.
         if self.member is None:
             return
         self.loading = True
-        self.post_message(PageRequested("timeline", self.query_now, offset, self.member))
+        self.ask(PageRequested("timeline", self.query_now, offset, self.member))
 
     def show_first(self, member: str, page: Page, events: TimelineEvents) -> None:
         """The first page with the member's events (missing services named)."""
@@ -264,7 +268,7 @@ decisions between them.
 
     def _ask_preview(self) -> None:
         if sid := self._current_session():
-            self.post_message(PreviewRequested(sid, "timeline"))
+            self.ask(PreviewRequested(sid, "timeline"))
 
     def show_preview(self, transcript: Transcript) -> None:
         if transcript.session.id == self._current_session():
@@ -281,7 +285,7 @@ decisions between them.
             self.searching = text or None
             self._title()
             if self.member and text:
-                self.post_message(SearchRequested(self.member, text))
+                self.ask(SearchRequested(self.member, text))
             elif self.member:
                 self._request(0)
         else:
@@ -310,7 +314,7 @@ decisions between them.
 
     def action_open(self) -> None:
         if sid := self._current_session():
-            self.post_message(TranscriptRequested(sid))
+            self.ask(TranscriptRequested(sid))
 
     def action_search(self) -> None:
         self.query_one("#timeline-search", Input).focus()
@@ -319,4 +323,4 @@ decisions between them.
         self.query_one("#timeline-harness", Select).focus()
 
     def action_choose_member(self) -> None:
-        self.post_message(MemberChosen(""))
+        self.ask(MemberChosen(""))

@@ -12,7 +12,7 @@ from textual.content import Content
 from textual.widgets import Static
 
 from viva_store.records import MessageRecord, SessionRecord
-from viva_tui.screens.backend import Transcript
+from viva_tui.screens.shapes import Transcript
 from viva_tui.widgets.format import local, when
 
 ROLE_STYLE = {
@@ -82,8 +82,26 @@ def render_header(session: SessionRecord) -> Content:
     return Content.assemble((title, "bold"), "\n", (facts, "$text-muted"))
 
 
+def render_transcript(t: Transcript, folded: bool) -> Content:
+    """A whole transcript as one piece of content: the header, then every message."""
+    parts = [render_header(t.session), Content("\n\n")]
+    for msg in t.messages:
+        parts += [render_message(msg, folded), Content("\n" if msg.role == "tool" else "\n\n")]
+    if not t.messages:
+        parts.append(Content.styled("(no messages recovered)", "$text-muted"))
+    if t.truncated:
+        shown = len(t.messages)
+        note = f"… first {shown} of {t.session.message_count} messages shown"
+        parts.append(Content.styled(note, "$text-muted"))
+    return Content("").join(parts)
+
+
 class TranscriptView(VerticalScroll):
-    """A scrolling transcript; :meth:`show` replaces what it shows."""
+    """A scrolling transcript; :meth:`show` replaces what it shows.
+
+    One :class:`Static` holds the whole rendering (a widget per message would make
+    moving through a long list slow).
+    """
 
     DEFAULT_CLASSES = "transcript"
 
@@ -94,7 +112,7 @@ class TranscriptView(VerticalScroll):
         self.folded = True
 
     def compose(self) -> ComposeResult:
-        yield Static(self._placeholder, classes="transcript-empty")
+        yield Static(Content.styled(self._placeholder, "$text-muted"), classes="transcript-body")
 
     def show(self, transcript: Transcript | None, placeholder: str = "") -> None:
         """Draw ``transcript`` (None: show ``placeholder`` instead)."""
@@ -108,24 +126,9 @@ class TranscriptView(VerticalScroll):
         self._redraw()
 
     def _redraw(self) -> None:
-        self.remove_children()
+        body = self.query_one(".transcript-body", Static)
+        if self._transcript is None:
+            body.update(Content.styled(self._placeholder, "$text-muted"))
+        else:
+            body.update(render_transcript(self._transcript, self.folded))
         self.scroll_home(animate=False)
-        t = self._transcript
-        if t is None:
-            self.mount(Static(self._placeholder, classes="transcript-empty"))
-            return
-        widgets = [Static(render_header(t.session), classes="transcript-header")]
-        for msg in t.messages:
-            role = msg.role if msg.role in ROLE_STYLE else "event"
-            widgets.append(Static(render_message(msg, self.folded), classes=f"msg -{role}"))
-        if not t.messages:
-            widgets.append(Static("(no messages recovered)", classes="transcript-empty"))
-        if t.truncated:
-            shown = len(t.messages)
-            widgets.append(
-                Static(
-                    f"… first {shown} of {t.session.message_count} messages shown",
-                    classes="transcript-more",
-                )
-            )
-        self.mount_all(widgets)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -13,7 +14,6 @@ from textual.timer import Timer
 from textual.widgets import Input, Select, Static
 
 from viva_store.records import MemberRecord, SessionRecord
-from viva_store.services.suggest import Suggestion
 from viva_tui import keys
 from viva_tui.messages import (
     AcceptRequested,
@@ -24,13 +24,15 @@ from viva_tui.messages import (
     TranscriptRequested,
     UndoRequested,
 )
-from viva_tui.screens.backend import Page, Query, Transcript
+from viva_tui.screens.shapes import Page, Query, Transcript
 from viva_tui.widgets.format import clip, plural, project_label, when
 from viva_tui.widgets.pane import Pane
 from viva_tui.widgets.tables import RowTable
 from viva_tui.widgets.transcript import TranscriptView
 
-PAGE = 100
+if TYPE_CHECKING:
+    from viva_store.services.suggest import Suggestion
+
 NEAR_END = 25
 PREVIEW_DELAY = 0.15
 COLUMNS = (
@@ -66,9 +68,9 @@ files a session by itself.
 * **i** imports new sessions from every harness; a progress bar shows while it runs.
 """
 
-    def __init__(self, harnesses: Sequence[str]) -> None:
+    def __init__(self) -> None:
         super().__init__()
-        self.harnesses = list(harnesses)
+        self.harnesses: list[str] = []
         self.query_now = Query()
         self.order: list[str] = []
         self.sessions: dict[str, SessionRecord] = {}
@@ -103,6 +105,11 @@ files a session by itself.
 
     def request_data(self) -> None:
         self._request(0)
+
+    def set_harnesses(self, harnesses: Sequence[str]) -> None:
+        """The harnesses the filter offers (known once the store is open)."""
+        self.harnesses = list(harnesses)
+        self.query_one("#triage-harness", Select).set_options([(h, h) for h in self.harnesses])
 
     def focus_main(self) -> None:
         self.query_one(RowTable).focus()
@@ -267,7 +274,7 @@ files a session by itself.
 
     def _request(self, offset: int) -> None:
         self.loading = True
-        self.post_message(PageRequested("triage", self.query_now, offset))
+        self.ask(PageRequested("triage", self.query_now, offset))
 
     def _schedule_preview(self) -> None:
         if self._preview_timer is not None:
@@ -277,7 +284,7 @@ files a session by itself.
     def _ask_preview(self) -> None:
         sid = self.current()
         if sid:
-            self.post_message(PreviewRequested(sid, "triage"))
+            self.ask(PreviewRequested(sid, "triage"))
 
     def on_select_changed(self, event: Select.Changed) -> None:
         event.stop()
@@ -327,15 +334,15 @@ files a session by itself.
 
     def action_assign(self, member: str) -> None:
         if ids := self.targets():
-            self.post_message(AssignRequested(ids, member))
+            self.ask(AssignRequested(ids, member))
 
     def action_nobody(self) -> None:
         if ids := self.targets():
-            self.post_message(AssignRequested(ids, None))
+            self.ask(AssignRequested(ids, None))
 
     def action_pick_member(self) -> None:
         if ids := self.targets():
-            self.post_message(PickRequested(ids))
+            self.ask(PickRequested(ids))
 
     def action_accept(self) -> None:
         ids = self.targets()
@@ -350,17 +357,17 @@ files a session by itself.
             why = reason.reason if reason else "no suggestion"
             self.notify(f"Nothing to accept: {why}.", severity="warning")
             return
-        self.post_message(AcceptRequested(tuple((sid, m) for sid, m in pairs if m)))
+        self.ask(AcceptRequested(tuple((sid, m) for sid, m in pairs if m)))
 
     def action_undo(self) -> None:
-        self.post_message(UndoRequested())
+        self.ask(UndoRequested())
 
     def action_filter(self) -> None:
         self.query_one("#triage-text", Input).focus()
 
     def action_open(self) -> None:
         if sid := self.current():
-            self.post_message(TranscriptRequested(sid))
+            self.ask(TranscriptRequested(sid))
 
     def action_fold(self) -> None:
         self.query_one(TranscriptView).toggle_fold()
