@@ -110,6 +110,18 @@ def test_newest_first(ctx: Context, history: dict[str, str]) -> None:
     assert hits[0].session_id == history["d-recent"]
 
 
+def test_newest_first_walks_the_time_index_for_common_words(
+    ctx: Context, history: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from viva_store.services import recall as service
+
+    sorted_hits = recall(ctx, "cache", order="newest", limit=50).hits
+    member_sorted = recall(as_member(ctx, "deven"), "cache", order="newest").hits
+    monkeypatch.setattr(service, "WALK_FROM", 1)  # every search counts as a common word
+    assert recall(ctx, "cache", order="newest", limit=50).hits == sorted_hits
+    assert recall(as_member(ctx, "deven"), "cache", order="newest").hits == member_sorted
+
+
 def test_a_session_title_is_searchable(ctx: Context, history: dict[str, str]) -> None:
     hits = recall(ctx, "alice checks").hits
     assert hits[0].session_id == history["a-private"]

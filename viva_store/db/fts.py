@@ -33,17 +33,21 @@ never reaches either engine's query syntax.
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 from typing import Any
 
 from sqlalchemy import (
     Connection,
+    DateTime,
     Float,
     Integer,
+    String,
     bindparam,
     cast,
     column,
     func,
     literal_column,
+    select,
     table,
     text,
 )
@@ -150,31 +154,41 @@ def clear(conn: Connection) -> None:
 
 
 def index_bytes(conn: Connection) -> int | None:
-    """Bytes the full-text indexes take on disk (None when the engine cannot tell)."""
+    """Bytes recall's indexes take on disk: full text and ``message.at`` (None: unknown)."""
     if conn.dialect.name == "sqlite":
         try:
             value = conn.exec_driver_sql(
-                "SELECT sum(pgsize) FROM dbstat WHERE name LIKE 'recall_%_fts%'"
+                "SELECT sum(pgsize) FROM dbstat "
+                "WHERE name LIKE 'recall_%_fts%' OR name = 'ix_message_at'"
             ).scalar()
         except OperationalError:
             return None
         return int(value or 0)
     value = conn.exec_driver_sql(
         "SELECT pg_relation_size('ix_message_text_fts') + pg_relation_size('ix_session_title_fts')"
+        " + pg_relation_size('ix_message_at')"
     ).scalar()
     return int(value or 0)
 
 
+@lru_cache(maxsize=1)
+def _sqlite_has_exp() -> bool:
+    import sqlite3
+
+    try:
+        sqlite3.connect(":memory:").execute("SELECT exp(0)")
+    except sqlite3.OperationalError:
+        return False
+    return True
+
+
 def ensure_functions(conn: Connection) -> None:
     """SQLite builds without the math functions get ``exp`` from Python."""
-    if conn.dialect.name != "sqlite":
+    if conn.dialect.name != "sqlite" or _sqlite_has_exp():
         return
-    try:
-        conn.exec_driver_sql("SELECT exp(0)").scalar()
-    except OperationalError:
-        raw = conn.connection.driver_connection
-        assert raw is not None
-        raw.create_function("exp", 1, math.exp, deterministic=True)
+    raw = conn.connection.driver_connection
+    assert raw is not None
+    raw.create_function("exp", 1, math.exp, deterministic=True)
 
 
 def is_query_error(exc: OperationalError) -> bool:
@@ -186,12 +200,12 @@ def is_query_error(exc: OperationalError) -> bool:
 # --- matching ----------------------------------------------------------------------------
 
 
-def _pg_query(tokens: tuple[str, ...], any_token: bool) -> ColumnElement[Any]:
+def _pg_query(n_tokens: int, any_token: bool) -> ColumnElement[Any]:
     if not any_token:
-        return func.plainto_tsquery(literal_column(PG_CONFIG), bindparam("q_all", " ".join(tokens)))
+        return func.plainto_tsquery(literal_column(PG_CONFIG), bindparam("q_all", type_=String))
     parts = [
-        func.plainto_tsquery(literal_column(PG_CONFIG), bindparam(f"q_{n}", token))
-        for n, token in enumerate(tokens)
+        func.plainto_tsquery(literal_column(PG_CONFIG), bindparam(f"q_{n}", type_=String))
+        for n in range(n_tokens)
     ]
     query = parts[0]
     for part in parts[1:]:
@@ -199,53 +213,88 @@ def _pg_query(tokens: tuple[str, ...], any_token: bool) -> ColumnElement[Any]:
     return query
 
 
-class MessageMatch:
-    """Messages matching some tokens: what to select from, the condition, the rank."""
+def match_params(dialect: str, tokens: tuple[str, ...], any_token: bool) -> dict[str, Any]:
+    """The values of a match's parameters (the statements themselves are cached per shape)."""
+    if dialect == "sqlite":
+        expression = fts5_expression(tokens, any_token)
+        return {"fts_q": expression, "fts_t": expression}
+    if not any_token:
+        return {"q_all": " ".join(tokens)}
+    return {f"q_{n}": token for n, token in enumerate(tokens)}
 
-    def __init__(self, dialect: str, tokens: tuple[str, ...], any_token: bool) -> None:
+
+def now_params(dialect: str, now: Any) -> dict[str, Any]:
+    """The value of the ``now`` parameter of :func:`age_days`."""
+    if dialect == "sqlite":
+        return {"now_s": now.strftime("%Y-%m-%d %H:%M:%S.%f")}
+    return {"now_t": now}
+
+
+class MessageMatch:
+    """Messages matching the query's tokens: what to select from, the condition, the rank.
+
+    The tokens are parameters (see :func:`match_params`); on PostgreSQL an
+    any-token match has one parameter per token, so ``n_tokens`` shapes it.
+    """
+
+    def __init__(self, dialect: str, n_tokens: int, any_token: bool) -> None:
         self.dialect = dialect
         if dialect == "sqlite":
             self.source: FromClause = _MSG.join(M, M.c.id == _MSG.c.rowid)
             self.condition: ColumnElement[bool] = _MSG.c[MESSAGE_FTS].op("MATCH")(
-                bindparam("fts_q", fts5_expression(tokens, any_token))
+                bindparam("fts_q", type_=String)
             )
+            self.ids: Any = select(_MSG.c.rowid).where(self.condition)
             self.rank: ColumnElement[float] = -func.bm25(literal_column(MESSAGE_FTS))
             self.key: ColumnElement[int] = _MSG.c.rowid
         else:
             vector = func.to_tsvector(literal_column(PG_CONFIG), M.c.text)
-            query = _pg_query(tokens, any_token)
+            query = _pg_query(n_tokens, any_token)
             self.source = M
             self.condition = vector.op("@@")(query)
             self.rank = cast(func.ts_rank(vector, query), Float)
             self.key = M.c.id
+            self.ids = select(M.c.id).where(self.condition)
 
 
 class TitleMatch:
     """Sessions whose title matches some tokens (joined to ``recall_session`` and ``session``)."""
 
-    def __init__(self, dialect: str, tokens: tuple[str, ...], any_token: bool) -> None:
+    def __init__(self, dialect: str, n_tokens: int, any_token: bool) -> None:
         if dialect == "sqlite":
             self.source: FromClause = _TTL.join(RS, RS.c.key == _TTL.c.rowid).join(
                 S, S.c.id == RS.c.session_id
             )
             self.condition: ColumnElement[bool] = _TTL.c[TITLE_FTS].op("MATCH")(
-                bindparam("fts_t", fts5_expression(tokens, any_token))
+                bindparam("fts_t", type_=String)
             )
             self.rank: ColumnElement[float] = -func.bm25(literal_column(TITLE_FTS))
         else:
             vector = func.to_tsvector(literal_column(PG_CONFIG), func.coalesce(S.c.title, ""))
-            query = _pg_query(tokens, any_token)
+            query = _pg_query(n_tokens, any_token)
             self.source = S.outerjoin(RS, RS.c.session_id == S.c.id)
             self.condition = vector.op("@@")(query)
             self.rank = cast(func.ts_rank(vector, query), Float)
 
 
-def age_days(dialect: str, at: ColumnElement[Any], now: Any) -> ColumnElement[float]:
-    """Days from ``at`` to ``now`` (a bound instant)."""
+def age_days(dialect: str, at: ColumnElement[Any]) -> ColumnElement[float]:
+    """Days from ``at`` to now (a parameter: :func:`now_params`)."""
     if dialect == "sqlite":
-        stamp = now.strftime("%Y-%m-%d %H:%M:%S.%f")
-        return func.julianday(bindparam("now_s", stamp)) - func.julianday(at)
-    return func.extract("epoch", bindparam("now_t", now) - at) / 86400.0
+        return func.julianday(bindparam("now_s", type_=String)) - func.julianday(at)
+    now = bindparam("now_t", type_=DateTime(timezone=True))
+    return func.extract("epoch", now - at) / 86400.0
+
+
+def fence(dialect: str, query: Any) -> Any:
+    """Keep ``query`` a separate step when used as a subquery, so its columns (the rank)
+    are computed once per row rather than re-evaluated wherever the outer query uses them."""
+    return query.limit(-1) if dialect == "sqlite" else query.offset(0)
+
+
+def count_matches(conn: Connection, match: MessageMatch, params: dict[str, Any], cap: int) -> int:
+    """How many messages match, counting no further than ``cap``."""
+    capped = match.ids.limit(cap).subquery()
+    return int(conn.execute(select(func.count()).select_from(capped), params).scalar() or 0)
 
 
 def recency(dialect: str, age: ColumnElement[float], half_life_days: float) -> ColumnElement[float]:

@@ -38,7 +38,9 @@ class Snippet:
 
 def _matches(text: str, terms: frozenset[str]) -> Iterable[re.Match[str]]:
     for match in _TOKEN.finditer(text):
-        if normalize(match.group()) in terms:
+        token = match.group()
+        # ASCII needs only lower-casing; the full normalization is for everything else.
+        if (token.lower() if token.isascii() else normalize(token)) in terms:
             yield match
 
 

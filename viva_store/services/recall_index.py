@@ -81,15 +81,23 @@ def _set(conn: Connection, name: str, value: int) -> None:
 
 
 def pending(conn: Connection) -> bool:
-    """Whether :func:`refresh` has anything to do (three cheap counts)."""
-    top = conn.execute(select(func.max(M.c.id))).scalar() or 0
-    if top > _get(conn, WATERMARK):
-        return True
-    sessions = conn.execute(select(func.count()).select_from(S)).scalar() or 0
-    if sessions != (conn.execute(select(func.count()).select_from(RS)).scalar() or 0):
-        return True
-    principles = conn.execute(select(func.count()).select_from(PV)).scalar() or 0
-    return bool(principles != _get(conn, PRINCIPLES))
+    """Whether :func:`refresh` has anything to do (one statement of cheap counts)."""
+
+    def state(name: str) -> Any:
+        return select(ST.c.value).where(ST.c.name == name).scalar_subquery()
+
+    row = conn.execute(
+        select(
+            select(func.max(M.c.id)).scalar_subquery(),
+            state(WATERMARK),
+            select(func.count()).select_from(S).scalar_subquery(),
+            select(func.count()).select_from(RS).scalar_subquery(),
+            select(func.count()).select_from(PV).scalar_subquery(),
+            state(PRINCIPLES),
+        )
+    ).one()
+    top, mark, sessions, rows, principles, cited = (int(v or 0) for v in row)
+    return top > mark or sessions != rows or principles != cited
 
 
 def _ensure_rows(conn: Connection, ids: Iterable[str] | None) -> None:

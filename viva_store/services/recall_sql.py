@@ -1,0 +1,222 @@
+"""The statements one recall search runs, built once per shape and cached.
+
+A :class:`Plan` names everything a statement bakes in: the engine, the
+ranking parameters, the actor and the member searched (the scope), the order
+and the engagement-state narrowing. Everything else — the query's tokens,
+"now", how many rows, which ids — is a bound parameter supplied at execution.
+The cache is keyed by the whole plan, so a statement built for one actor's
+scope is never reused for another.
+
+The scope is always part of the statement: ``attribution`` joined on its
+indexed ``member`` column (:func:`viva_store.access.member_scope`), never a
+filter applied to results afterwards.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from sqlalchemy import Select, bindparam, case, func, literal, or_, select
+from sqlalchemy.sql.elements import ColumnElement
+
+from viva_store.access import Actor, member_scope
+from viva_store.db import fts
+from viva_store.db.tables import Attribution, Message, RecallSession, Session
+from viva_store.recall.ranking import RecallParams
+
+A = Attribution.__table__  # type: ignore[attr-defined]
+M = Message.__table__  # type: ignore[attr-defined]
+S = Session.__table__  # type: ignore[attr-defined]
+RS = RecallSession.__table__  # type: ignore[attr-defined]
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """What shapes a search's statements (hashable: the statement cache's key)."""
+
+    dialect: str
+    params: RecallParams
+    actor: Actor
+    target: str | None  # whose experience; None: everything (the owner)
+    order: str  # rank | newest
+    mode: str  # prefer | restrict | off
+    project: str | None  # the engagement state's project, when it narrows
+    prefixes: tuple[str, ...] = ()
+
+    @property
+    def narrows(self) -> bool:
+        return self.project is not None and self.mode != "off"
+
+
+@dataclass(frozen=True, slots=True)
+class Statements:
+    """Every statement of one search shape. Parameters: see the module docstring."""
+
+    messages: Select[Any]  # best (or newest) matching messages: id, session_id, at, key
+    walk: Select[Any]  # newest matching messages, walking the time index (SQLite)
+    titles: Select[Any]  # best (or newest) matching titles: session_id, at, key
+    message_ranks: Select[Any]  # id, rank of the messages ``ids``
+    title_ranks: Select[Any]  # id, rank of the sessions ``ids``
+    provenance: Select[Any]  # the sessions ``ids`` (in scope) with what a hit shows
+    texts: Select[Any]  # id, seq, text of the messages ``ids``
+    match: fts.MessageMatch
+
+
+def _escape_like(value: str) -> str:
+    return value.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def _in_project(plan: Plan) -> ColumnElement[bool]:
+    """Sessions of the state's project: by name, by cwd, or under a configured prefix."""
+    project = plan.project or ""
+    conds: list[ColumnElement[bool]] = [
+        S.c.project == project,
+        S.c.cwd == project,
+        S.c.cwd.like("%/" + _escape_like(project), escape="\\"),
+    ]
+    for prefix in plan.prefixes:
+        base = prefix.rstrip("/")
+        conds += [S.c.cwd == base, S.c.cwd.like(_escape_like(base) + "/%", escape="\\")]
+    return or_(*conds)
+
+
+def _scoped(query: Select[Any], plan: Plan, session_col: Any, drive: bool = True) -> Select[Any]:
+    """Restrict to what the caller may see and asked for: inside the query, on an index.
+
+    ``drive=False`` keeps the planner from starting at ``attribution.member`` (the
+    session's attribution is then reached through its primary key, row by row).
+    """
+    if plan.target is None:
+        return query
+    member = A.c.member if drive else func.coalesce(A.c.member, "")
+    return query.join(A, A.c.session_id == session_col).where(
+        A.c.status == "attributed",
+        member == plan.target,
+        member_scope(plan.actor, member),
+    )
+
+
+def _score(plan: Plan, rank: Any, at: Any, importance: Any, boost: Any) -> ColumnElement[float]:
+    """The three-factor score of :mod:`viva_store.recall.ranking`, in SQL."""
+    p = plan.params
+    k = p.k_for(plan.dialect)
+    rel = literal(1.0) - k / (rank + k)  # = rank / (rank + k), with the rank read once
+    rec = fts.recency(plan.dialect, fts.age_days(plan.dialect, at), p.half_life_days)
+    imp = func.coalesce(importance, 0.0)
+    total = p.weight_relevance * rel + p.weight_recency * rec + p.weight_importance * imp
+    return total / p.weight_sum * boost
+
+
+def _boost(plan: Plan) -> ColumnElement[float]:
+    if plan.narrows and plan.mode == "prefer":
+        return case((_in_project(plan), 1.0 + plan.params.state_boost), else_=1.0)
+    return literal(1.0)
+
+
+def _ordered(query: Select[Any], plan: Plan, rank: Any, id_col: str) -> Select[Any]:
+    """Best first: the engine's rank computed once per match (behind a fence), then scored.
+
+    Newest first: by time, and no rank at all (it is fetched for the shown hits only).
+    """
+    if plan.order == "rank":
+        inner = fts.fence(
+            plan.dialect,
+            query.add_columns(
+                rank.label("rank"), RS.c.importance.label("imp"), _boost(plan).label("boost")
+            ),
+        ).subquery()
+        key = _score(plan, inner.c.rank, inner.c.at, inner.c.imp, inner.c.boost).label("key")
+        tie = inner.c[id_col]
+        outer = select(inner.c[id_col], inner.c.session_id, inner.c.at, inner.c.rank, key)
+        return outer.order_by(key.desc(), tie.desc()).limit(bindparam("k"))
+    at = query.selected_columns.at
+    newest = at.desc() if plan.dialect == "sqlite" else at.desc().nulls_last()
+    tie = query.selected_columns[id_col]
+    query = query.add_columns(at.label("key"), literal(None).label("rank"))
+    return query.order_by(newest, tie.desc()).limit(bindparam("k"))
+
+
+def _narrowed(query: Select[Any], plan: Plan, session_col: Any, join: bool) -> Select[Any]:
+    if not plan.narrows:
+        return query
+    if join:
+        query = query.join(S, S.c.id == session_col)
+    if plan.mode == "restrict":
+        query = query.where(_in_project(plan))
+    return query
+
+
+def _messages(plan: Plan, match: fts.MessageMatch) -> Select[Any]:
+    query = select(M.c.id, M.c.session_id, M.c.at).select_from(match.source).where(match.condition)
+    query = _narrowed(_scoped(query, plan, M.c.session_id), plan, M.c.session_id, join=True)
+    if plan.order == "rank":
+        query = query.outerjoin(RS, RS.c.session_id == M.c.session_id)
+    return _ordered(query, plan, match.rank, "id")
+
+
+def _walk(plan: Plan, match: fts.MessageMatch) -> Select[Any]:
+    """Newest first by walking the time index, keeping the messages that match."""
+    # ``id + 0``: the match may not drive the join (it would fetch and sort every hit),
+    # so the planner walks the time index and tests each message against the match.
+    query = select(M.c.id, M.c.session_id, M.c.at).where((M.c.id + 0).in_(match.ids))
+    query = _scoped(query, plan, M.c.session_id, drive=False)
+    query = _narrowed(query, plan, M.c.session_id, join=True)
+    ordered = query.add_columns(M.c.at.label("key"), literal(None).label("rank"))
+    return ordered.order_by(M.c.at.desc(), M.c.id.desc()).limit(bindparam("k"))
+
+
+def _titles(plan: Plan, match: fts.TitleMatch) -> Select[Any]:
+    at = func.coalesce(S.c.ended_at, S.c.started_at)
+    query = select(S.c.id.label("id"), S.c.id.label("session_id"), at.label("at"))
+    query = query.select_from(match.source).where(match.condition)
+    query = _narrowed(_scoped(query, plan, S.c.id), plan, S.c.id, join=False)
+    return _ordered(query, plan, match.rank, "id")
+
+
+def _provenance(plan: Plan) -> Select[Any]:
+    in_project = _in_project(plan) if plan.narrows else literal(False)
+    query = select(
+        S.c.id,
+        S.c.harness,
+        S.c.title,
+        S.c.project,
+        S.c.started_at,
+        A.c.status,
+        A.c.member,
+        RS.c.importance,
+        RS.c.reason,
+        case((in_project, True), else_=False).label("in_project"),
+    ).select_from(S.outerjoin(A, A.c.session_id == S.c.id).outerjoin(RS, RS.c.session_id == S.c.id))
+    query = query.where(S.c.id.in_(bindparam("ids", expanding=True)))
+    if plan.target is not None:  # the same scope again: provenance never widens it
+        query = query.where(
+            A.c.status == "attributed",
+            A.c.member == plan.target,
+            member_scope(plan.actor, A.c.member),
+        )
+    return query
+
+
+@lru_cache(maxsize=128)
+def statements(plan: Plan, any_token: bool, n_tokens: int) -> Statements:
+    """The statements of one search shape (``n_tokens`` matters only to PostgreSQL's any)."""
+    shape = n_tokens if plan.dialect != "sqlite" and any_token else 0
+    msg = fts.MessageMatch(plan.dialect, shape, any_token)
+    ttl = fts.TitleMatch(plan.dialect, shape, any_token)
+    ids = bindparam("ids", expanding=True)
+    return Statements(
+        messages=_messages(plan, msg),
+        walk=_walk(plan, msg),
+        titles=_titles(plan, ttl),
+        message_ranks=select(M.c.id, msg.rank.label("rank"))
+        .select_from(msg.source)
+        .where(msg.condition, msg.key.in_(ids)),
+        title_ranks=select(S.c.id, ttl.rank.label("rank"))
+        .select_from(ttl.source)
+        .where(ttl.condition, S.c.id.in_(ids)),
+        provenance=_provenance(plan),
+        texts=select(M.c.id, M.c.seq, M.c.text).where(M.c.id.in_(ids)),
+        match=msg,
+    )
