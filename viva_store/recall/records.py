@@ -37,6 +37,29 @@ class RecallHit(JsonRecord):
 
 
 @dataclass(frozen=True, slots=True)
+class RecallItem(JsonRecord):
+    """A skill or a principle version that matches, marked with its status.
+
+    ``kind``: ``skill`` (``id`` is its name; ``marked``: active | forgotten) or
+    ``principle`` (``id`` is the version; ``marked``: active | superseded |
+    retired | pending | deferred | rejected | merged). ``session_id`` and ``harness`` are
+    always ``None``: the keys are there so a list of hits reads uniformly.
+    """
+
+    kind: str
+    id: str
+    member: str
+    marked: str
+    at: datetime | None
+    score: float
+    snippet: str
+    highlights: tuple[tuple[int, int], ...]
+    factors: dict[str, float]
+    session_id: None = None
+    harness: None = None
+
+
+@dataclass(frozen=True, slots=True)
 class RecallResult(JsonRecord):
     """What a recall call found, and how it read the query.
 
@@ -55,8 +78,10 @@ class RecallResult(JsonRecord):
     state_mode: str
     state_project: str | None = None
     notes: tuple[str, ...] = field(default_factory=tuple)
+    items: tuple[RecallItem, ...] = ()  # skills and principles, best first
 
     def to_json(self) -> dict[str, Any]:
         out = JsonRecord.to_json(self)
         out["hits"] = [hit.to_json() for hit in self.hits]
+        out["items"] = [item.to_json() for item in self.items]
         return out

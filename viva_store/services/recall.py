@@ -33,9 +33,9 @@ from viva_store.db.tables import Message, RecallMark, RecallSession
 from viva_store.errors import InvalidInput
 from viva_store.recall.query import ParsedQuery, conservative_tokens, parse_query
 from viva_store.recall.ranking import STATE_MODES, RecallParams, combine, recency, relevance
-from viva_store.recall.records import RecallHit, RecallResult
+from viva_store.recall.records import RecallHit, RecallItem, RecallResult
 from viva_store.recall.snippet import make_snippet
-from viva_store.services import recall_index
+from viva_store.services import recall_index, recall_knowledge
 from viva_store.services.engagement import current_state, entry_rules
 from viva_store.services.members import member_names
 from viva_store.services.recall_sql import Plan, Statements, statements
@@ -48,6 +48,7 @@ RS = RecallSession.__table__  # type: ignore[attr-defined]
 RM = RecallMark.__table__  # type: ignore[attr-defined]
 
 ORDERS = ("rank", "newest")
+KINDS = ("sessions", "skills", "principles")
 MAX_LIMIT = 200
 WALK_FROM = 2000
 """Newest first: at this many matching messages, walk the time index instead of sorting."""
@@ -244,6 +245,7 @@ def recall(
     limit: int = 10,
     order: str = "rank",
     state: str | None = None,
+    kinds: tuple[str, ...] = KINDS,
 ) -> RecallResult:
     """Search experience for ``query``; the best hit per session, best first.
 
@@ -251,10 +253,15 @@ def recall(
     hit first; the Timeline's search). ``state``: ``prefer`` / ``restrict`` /
     ``off`` — how the engagement state's project narrows the search
     (default: ``[recall] state_mode`` for a member, off for the owner).
+    ``kinds``: what to search besides sessions — ``skills`` (forgotten ones
+    too) and ``principles`` (superseded ones too), in ``RecallResult.items``.
     A query over ``[recall] max_query_chars`` is truncated; one with no word
     or number in it is :class:`InvalidInput`.
     """
     _validate(ctx, member, limit, order, state)
+    unknown = set(kinds) - set(KINDS)
+    if unknown or not kinds:
+        raise InvalidInput(f"kinds must be among {', '.join(KINDS)}")
     params = RecallParams.from_config(ctx.store.config.section("recall"))
     parsed = parse_query(query, params.max_query_chars)
 
@@ -269,10 +276,12 @@ def recall(
         if parsed.dropped_tokens:
             notes.append(f"only the first {len(parsed.tokens)} distinct words were searched")
         now, matched = ctx.store.now(), "all"
-        hits = _search(conn, plan, parsed, now, False, limit, notes)
-        if not hits and len(parsed.tokens) > 1:
+        hits = _search(conn, plan, parsed, now, False, limit, notes, kinds)
+        items = _knowledge(ctx, conn, plan, parsed, now, False, limit, kinds)
+        if not hits and not items and len(parsed.tokens) > 1:
             matched = "any"
-            hits = _search(conn, plan, parsed, now, True, limit, notes)
+            hits = _search(conn, plan, parsed, now, True, limit, notes, kinds)
+            items = _knowledge(ctx, conn, plan, parsed, now, True, limit, kinds)
         return RecallResult(
             hits=tuple(hits),
             query=parsed.text,
@@ -284,6 +293,7 @@ def recall(
             state_mode=plan.mode,
             state_project=plan.project if plan.narrows else None,
             notes=tuple(notes),
+            items=tuple(items),
         )
 
     result = ctx.store.read(work)
@@ -294,6 +304,26 @@ def recall(
     return result
 
 
+def _knowledge(
+    ctx: Context,
+    conn: Connection,
+    plan: Plan,
+    parsed: ParsedQuery,
+    now: datetime,
+    any_token: bool,
+    limit: int,
+    kinds: tuple[str, ...],
+) -> list[RecallItem]:
+    """Matching skills and principles (forgotten and superseded ones too), best first."""
+    found: list[RecallItem] = []
+    args = (ctx, conn, parsed, plan.target, any_token, plan.params, now)
+    if "skills" in kinds:
+        found += recall_knowledge.skills(*args)
+    if "principles" in kinds:
+        found += recall_knowledge.principles(*args)
+    return sorted(found, key=lambda i: (-i.score, i.kind, i.id))[:limit]
+
+
 def _search(
     conn: Connection,
     plan: Plan,
@@ -302,8 +332,11 @@ def _search(
     any_token: bool,
     limit: int,
     notes: list[str],
+    kinds: tuple[str, ...] = KINDS,
 ) -> list[RecallHit]:
     """Candidates then hits; a token the engine's tokenizer would split is split first."""
+    if "sessions" not in kinds:
+        return []
     tokens = parsed.tokens
     for attempt in (0, 1):
         sql = statements(plan, any_token, len(tokens))

@@ -52,9 +52,10 @@ def recall_command(
     for note in result.notes:
         warn(note)
     if json_:
-        print_json(list(result.hits))
+        # Sessions first, then skills and principles (``kind`` tells them apart).
+        print_json([*result.hits, *result.items])
         return
-    if not result.hits:
+    if not result.hits and not result.items:
         typer.echo("nothing found")
         return
     if result.matched == "any":
@@ -63,7 +64,14 @@ def recall_command(
         warn(
             f"narrowed by the engagement state: {result.state_mode} project {result.state_project}"
         )
-    _print_hits(result.hits)
+    if result.hits:
+        _print_hits(result.hits)
+    if result.items:
+        table(
+            "skills and principles",
+            ["score", "kind", "member", "status", "what"],
+            [(f"{i.score:.3f}", i.kind, i.member, i.marked, i.snippet) for i in result.items],
+        )
 
 
 def _print_hits(hits: tuple[RecallHit, ...]) -> None:
