@@ -24,11 +24,30 @@ from viva_store.demo.content import HARNESSES, MODELS, OUTSIDE_PROMPTS, PROJECTS
 from viva_store.demo.harness_files import WRITERS, SessionSpec, Turn
 from viva_store.services.executions import finish_execution, start_execution
 from viva_store.services.importer import run_import
-from viva_store.services.members import load_team
+from viva_store.services.members import list_members, load_team
+from viva_store.services.skill_uses import record_use
+from viva_store.services.skillset import add_skill, list_skills, reclaim_skill
 from viva_store.services.triage import classify, classify_nobody
 from viva_store.store import Context, Store
 
 DAYS = 35
+# Five weeks are too short to see forgetting at the real half-lives (a skill takes
+# ~100 idle sessions to fall below 0.1), so the demo store says so and runs faster.
+DEMO_SKILLS = """
+# The demo compresses months into five weeks: skills decay and are forgotten faster.
+[skills]
+half_life_sessions = 4.0
+idle_sessions = 6
+protect_sessions = 3
+"""
+# Skills each member takes from the library early on (some used later, some not).
+EXTRA_SKILLS = {
+    "deven": ["log-investigation", "release-checklist", "regression-test-first"],
+    "alice": ["code-review", "debugging-flaky-tests"],
+    "oliver": ["cli-startup-profiling", "session-handoff"],
+    "victor": ["log-investigation"],
+    "samuel": ["release-checklist"],
+}
 SEED = 20261130
 NAMESPACE = uuid.UUID("6f0b7f3e-5d8a-4c1e-9a57-2f3c9b1d0e42")
 
@@ -127,7 +146,10 @@ def build_demo(
     home.mkdir(parents=True, exist_ok=True)
     roots = {h: home / "harness-files" / h for h in WRITERS}
     (home / "config.toml").write_text(
-        CONFIG_TEMPLATE + "\n[roots]\n" + "".join(f'{h} = "{p}"\n' for h, p in roots.items()),
+        CONFIG_TEMPLATE
+        + DEMO_SKILLS
+        + "\n[roots]\n"
+        + "".join(f'{h} = "{p}"\n' for h, p in roots.items()),
         encoding="utf-8",
     )
     config = Config(home=home, db_url=f"sqlite:///{home / 'viva.db'}")
@@ -143,11 +165,16 @@ def build_demo(
         store = Store.open(config)
         ctx = Context(store, OWNER)
         load_team(ctx)
+        natives = {m.name: set(m.native_skills) for m in list_members(ctx)}
+        for member, work in WORK.items():
+            used = {skill for _, _, skill in work if skill}
+            for skill in sorted((used | set(EXTRA_SKILLS.get(member, ()))) - natives[member]):
+                add_skill(ctx, member, skill)
     say(f"store created {created:%Y-%m-%d} in {home}")
     history = plan(now, rng)
-    for item in history:
-        WRITERS[item.harness](roots[item.harness], item.spec)
-    say(f"{len(history)} sessions written as real harness files")
+    for root in roots.values():
+        root.mkdir(parents=True, exist_ok=True)
+    say(f"replaying {len(history)} sessions, written day by day as real harness files")
     # Replay day by day: launch records, then the import that recovers them.
     by_day: dict[str, list[Planned]] = {}
     for item in history:
@@ -155,6 +182,7 @@ def build_demo(
     for day in sorted(by_day):
         items = by_day[day]
         for item in items:
+            WRITERS[item.harness](roots[item.harness], item.spec)
             if item.launched:
                 end = item.spec.start + item.spec.step * (2 * len(item.spec.turns) + 2)
                 with clock.frozen(item.spec.start):
@@ -181,6 +209,22 @@ def build_demo(
             ]
             if strays and rng.random() < 0.5:
                 classify_nobody(ctx, [strays[0].spec.native_id])
+            for i in items:
+                # pi and Gemini sessions have no skill tool in the written transcript: the
+                # member recorded the use itself (`viva skill use`).
+                if i.launched and i.skill and i.harness in ("pi", "gemini"):
+                    outcome = "success" if i.outcome == 0 else "failure"
+                    _use(ctx, i.member, i.skill, outcome, i.spec.native_id)
+            for member in WORK:
+                list_skills(ctx, member)  # reading settles due forgetting (a trial logs only)
+        day_index = sorted(by_day).index(day)
+        if day_index == len(by_day) - 8:
+            with clock.frozen(min(evening, now)):
+                _principles_week(ctx, history, decide=True)
+        if day_index == len(by_day) - 2:
+            with clock.frozen(min(evening, now)):
+                _principles_week(ctx, history, decide=False)
+                _reclaim_one(ctx)
     report.sessions = len(history)
     report.launched = sum(i.launched for i in history)
     report.filed = sum(i.filed for i in history)
@@ -191,6 +235,97 @@ def build_demo(
     )
     store.close()
     return report
+
+
+PRINCIPLES = [
+    (
+        "deven",
+        "Run the full test suite before pushing, not only the tests you touched.",
+        "Two pushes this week broke the build through tests nobody ran.",
+    ),
+    (
+        "alice",
+        "Write the failing test first when a bug report arrives.",
+        "The ledger rounding bug took a day to pin down without one.",
+    ),
+    (
+        "oliver",
+        "Rehearse the rollback before every release, not after an incident.",
+        "The 2.3 release plan had a rollback nobody had tried.",
+    ),
+    (
+        "victor",
+        "Never read a backtest without its out-of-sample period.",
+        "The momentum signal looked good in-sample only.",
+    ),
+    (
+        "deven",
+        "Keep migrations additive; never edit one that has run.",
+        "An edited migration broke a teammate's store.",
+    ),
+    (
+        "samuel",
+        "Every issue says how we will know it is done.",
+        "Three issues this week came back as 'done' with different meanings.",
+    ),
+]
+
+
+def _principles_week(ctx: Context, history: list[Planned], decide: bool) -> None:
+    """Samuel gathers candidates from the week's sessions; the owner decides some."""
+    from viva_store.services.grants import issue_grant, resolve_actor
+    from viva_store.services.principle_batch import batch
+    from viva_store.services.principle_decide import approve, defer, reject
+    from viva_store.services.principle_propose import propose
+    from viva_store.services.triage import classify
+
+    samuel = ctx.as_actor(
+        resolve_actor(ctx.store, issue_grant(ctx, "samuel", note="demo coordinator").token)
+    )
+    chosen = PRINCIPLES[:3] if decide else PRINCIPLES[3:]
+    candidates = []
+    for member, text, why in chosen:
+        # Samuel can cite only sessions he can see: his own, so the owner files one to him.
+        mine = [i for i in history if i.member == "samuel" and i.spec.start <= ctx.store.now()]
+        evidence = [mine[-1].spec.native_id] if mine else []
+        if evidence:
+            classify(ctx, evidence, "samuel")
+        candidates.append(propose(samuel, member, text, why, evidence=evidence))
+    batch(samuel)
+    if decide:
+        approve(ctx, candidates[0].id, note="agreed")
+        approve(
+            ctx, candidates[1].id, text=candidates[1].text.replace("first", "first, and keep it")
+        )
+        reject(ctx, candidates[2].id, reason="already in oliver's release checklist skill")
+    else:
+        defer(ctx, candidates[0].id, note="talk with victor first")
+
+
+def _use(ctx: Context, member: str, skill: str, outcome: str, session: str) -> None:
+    """The member records its use (under its own grant); a member wanting a skill it has
+    forgotten takes it back first, as members may without approval."""
+    from viva_store.services.grants import issue_grant, resolve_actor
+
+    token = issue_grant(ctx, member, note="demo: the member's session").token
+    ctx = ctx.as_actor(resolve_actor(ctx.store, token))
+    forgotten = {
+        s.name for s in list_skills(ctx, member, include_forgotten=True) if s.status == "forgotten"
+    }
+    if skill in forgotten:
+        reclaim_skill(ctx, member, skill)
+    record_use(ctx, member, skill, outcome, session=session)
+
+
+def _reclaim_one(ctx: Context) -> None:
+    """A member takes back a skill that was forgotten, as members may without approval."""
+    for member in WORK:
+        gone = [
+            s for s in list_skills(ctx, member, include_forgotten=True) if s.status == "forgotten"
+        ]
+        if gone:
+            reclaim_skill(ctx, member, gone[0].name)
+            return
 
 
 def _drain(events: object) -> object:

@@ -25,6 +25,12 @@ def session_id(harness: str, native_id: str) -> str:
     return "s" + digest
 
 
+def project_name(cwd: str) -> str | None:
+    """``viva`` for ``/home/h/src/viva`` (and ``C:\\src\\viva``)."""
+    parts = [p for p in cwd.replace("\\", "/").split("/") if p]
+    return parts[-1] if parts else None
+
+
 def clean(text: str) -> str:
     """Text as every engine can store it (PostgreSQL refuses NUL)."""
     return text.replace("\x00", "\ufffd") if "\x00" in text else text
@@ -171,8 +177,16 @@ class Batch:
         }
 
     def finish(self) -> None:
-        """Redact the merged session metadata (titles and paths can hold secrets too)."""
+        """Name the project, and redact the merged session metadata (titles and paths
+        can hold secrets too).
+
+        The project is the last folder of the session's cwd whenever the cwd is known,
+        so one project has one name across harnesses (pi's folder names, for one,
+        encode the whole path); otherwise whatever the reader found.
+        """
         for prepared in self.sessions.values():
+            if prepared.meta.cwd:
+                prepared.meta.project = project_name(prepared.meta.cwd) or prepared.meta.project
             ledger = Ledger(prepared.ledger)
             where = {"session_id": prepared.id, "message_key": None}
             for name in _META_TEXT:
