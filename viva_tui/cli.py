@@ -7,7 +7,17 @@ import sys
 
 import typer
 
-from viva_tui.commands import demo, importing, principles, recall, sessions, skills, team, tui
+from viva_tui.commands import (
+    demo,
+    importing,
+    launch,
+    principles,
+    recall,
+    sessions,
+    skills,
+    team,
+    tui,
+)
 
 app = typer.Typer(
     name="viva",
@@ -16,7 +26,17 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     no_args_is_help=False,
 )
-for group in (team.app, importing.app, sessions.app, skills.top, recall.app, demo.app, tui.app):
+COMMAND_GROUPS = (
+    team.app,
+    importing.app,
+    sessions.app,
+    skills.top,
+    recall.app,
+    demo.app,
+    tui.app,
+    launch.app,
+)
+for group in COMMAND_GROUPS:
     app.registered_commands += group.registered_commands
 app.add_typer(sessions.session_app, name="session")
 app.add_typer(skills.app, name="skill")
