@@ -117,7 +117,7 @@ def test_newest_first_walks_the_time_index_for_common_words(
 
     sorted_hits = recall(ctx, "cache", order="newest", limit=50).hits
     member_sorted = recall(as_member(ctx, "deven"), "cache", order="newest").hits
-    monkeypatch.setattr(service, "WALK_FROM", 1)  # every search counts as a common word
+    monkeypatch.setattr(service, "walk_threshold", lambda *_: 1)  # every word is common
     assert recall(ctx, "cache", order="newest", limit=50).hits == sorted_hits
     assert recall(as_member(ctx, "deven"), "cache", order="newest").hits == member_sorted
 

@@ -1,7 +1,7 @@
 """ENGINE-SPECIFIC ADAPTER: full-text search SQL for SQLite (FTS5) and PostgreSQL (tsvector).
 
 Everything recall needs from an engine's full-text machinery is here and
-nowhere else; :mod:`viva_store.services.recall` composes these pieces with
+nowhere else; :mod:`viva_store.services.recall_sql` composes these pieces with
 portable SQLAlchemy (scope joins, recency, importance).
 
 SQLite
@@ -14,10 +14,16 @@ SQLite
     (tool calls, tool results) are not indexed.
     ``recall_title_fts``: FTS5 over ``recall_session.title`` (rowid =
     ``recall_session.key``), changed row by row when a title changes.
+    Indexing is done by :mod:`viva_store.services.recall_index`, lazily: the
+    first search after an import indexes everything new in bulk, later ones
+    whatever arrived since (a watermark; ``message`` ids commit in order).
 PostgreSQL
     GIN indexes on ``to_tsvector('simple', message.text)`` and
     ``to_tsvector('simple', coalesce(session.title, ''))``: expression
     indexes the server keeps current itself, so nothing is ever pending.
+Both
+    ``ix_message_at`` (migration 0007): newest-first searches walk it and
+    stop early instead of sorting every match by time.
 
 Neither engine's index carries the member: the scope is a join on
 ``attribution`` (indexed) inside the query, so re-classifying a session
@@ -127,6 +133,21 @@ def index_messages(conn: Connection, after: int, upto: int) -> int:
             "WHERE id > :after AND id <= :upto AND text != ''"
         ),
         {"after": after, "upto": upto},
+    )
+    return int(result.rowcount or 0)
+
+
+def index_new_titles(conn: Connection) -> int:
+    """Index, in one statement, the titles of sessions not indexed yet (``title`` still NULL).
+
+    Call before copying the titles into ``recall_session``.
+    """
+    if conn.dialect.name != "sqlite":
+        return 0
+    result = conn.exec_driver_sql(
+        f"INSERT INTO {TITLE_FTS}(rowid, title) SELECT rs.key, s.title FROM recall_session rs "
+        "JOIN session s ON s.id = rs.session_id "
+        "WHERE rs.title IS NULL AND s.title IS NOT NULL AND s.title != ''"
     )
     return int(result.rowcount or 0)
 

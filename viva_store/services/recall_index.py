@@ -45,7 +45,7 @@ RM = RecallMark.__table__  # type: ignore[attr-defined]
 ST = RecallState.__table__  # type: ignore[attr-defined]
 PV = PrincipleVersion.__table__  # type: ignore[attr-defined]
 
-CHUNK = 100_000
+CHUNK = 200_000
 IN_BATCH = 500
 WATERMARK = "messages"
 PRINCIPLES = "principle_versions"
@@ -172,6 +172,9 @@ def _cited_sessions(conn: Connection) -> set[str]:
 def _sync_sessions(conn: Connection, report: RefreshReport) -> None:
     """Rows for every session, changed titles, citations, and importance where it moved."""
     _ensure_rows(conn, None)
+    report.titles_changed += fts.index_new_titles(conn)
+    title = select(S.c.title).where(S.c.id == RS.c.session_id).scalar_subquery()
+    conn.execute(update(RS).where(RS.c.title.is_(None)).values(title=title))
     retitled = conn.execute(
         select(RS.c.key, RS.c.session_id, RS.c.title, S.c.title.label("new"))
         .join(S, S.c.id == RS.c.session_id)
@@ -245,8 +248,15 @@ def refresh_if_pending(ctx: Context) -> RefreshReport | None:
 def rebuild(ctx: Context) -> RefreshReport:
     """Owner: throw the derived data away and build it again from the stored sessions."""
     require_owner(ctx.actor, "rebuild the recall index")
+    reset(ctx)
+    return refresh(ctx)
 
-    def reset(conn: Connection) -> None:
+
+def reset(ctx: Context) -> None:
+    """Owner: empty the derived data (indexes, importance); the next refresh rebuilds it."""
+    require_owner(ctx.actor, "reset the recall index")
+
+    def work(conn: Connection) -> None:
         fts.clear(conn)
         conn.execute(RS.delete())
         conn.execute(ST.delete())
@@ -259,5 +269,4 @@ def rebuild(ctx: Context) -> RefreshReport:
                 update(RS).where(RS.c.session_id == row.session_id).values(marked=row.importance)
             )
 
-    ctx.store.write(reset)
-    return refresh(ctx)
+    ctx.store.write(work)

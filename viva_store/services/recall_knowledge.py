@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from datetime import datetime
+from functools import lru_cache
 
 from sqlalchemy import Connection, select
 
@@ -39,9 +40,15 @@ SK = Skill.__table__  # type: ignore[attr-defined]
 _TOKEN = re.compile(r"(?:[^\W_]|[\ue000-\uf8ff])+")
 
 
+@lru_cache(maxsize=4096)
+def _terms_of(text: str) -> frozenset[str]:
+    """The normalized tokens of ``text`` (skills and principles rarely change: cached)."""
+    return frozenset(t.lower() if t.isascii() else normalize(t) for t in _TOKEN.findall(text))
+
+
 def _coverage(terms: frozenset[str], texts: Iterable[str]) -> float:
     """The share of the query's terms found in ``texts``."""
-    found = {normalize(t) for text in texts for t in _TOKEN.findall(text)}
+    found = frozenset().union(*(_terms_of(text) for text in texts))
     return len(terms & found) / len(terms) if terms else 0.0
 
 

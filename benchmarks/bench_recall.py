@@ -1,0 +1,493 @@
+"""Recall at scale (issue 8): index build and size, query latency, on SQLite and PostgreSQL.
+
+Builds a store of N synthetic messages (~300 bytes of Zipf-distributed words
+each, in sessions of 50, imported in shuffled session order, five members and
+unattributed sessions), then measures, printing every figure next to its
+floor from the same run (medians of ``--repeat`` runs):
+
+* index build — Viva's full build (``recall_index.rebuild``: every message
+  chunked into the FTS5 index, titles, per-session importance) against a bare
+  FTS5 build of the same text with the same options (one ``INSERT … SELECT``):
+  ≤ 1.3×. PostgreSQL: Viva's GIN (``REINDEX``) plus the importance refresh
+  against a bare ``CREATE INDEX`` of the same expression.
+* index size — the full-text structures ÷ the indexed text: ≤ 0.6.
+* ``recall`` p95 (owner, ranked) ≤ 1.5 × the raw query of the same shape:
+  the same match expressions over messages and titles, ordered by the
+  engine's rank with the same limit, plus fetching the shown hits' text.
+* newest-first p95 ≤ 10 ms; member-scoped (deven's grant) p95 ≤ 50 ms.
+
+    python benchmarks/bench_recall.py [--messages 200000] [--queries 200] [--repeat 3]
+                                      [--engine sqlite|postgresql|both] [--pg-url URL]
+
+PostgreSQL uses ``--pg-url`` or ``VIVA_TEST_DB_URL`` (``scripts/pg-server.sh start``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import math
+import os
+import random
+import secrets
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Connection, create_engine, insert, text
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from viva_store.access import OWNER
+from viva_store.config import Config
+from viva_store.db import fts
+from viva_store.db.tables import Classification, Session
+from viva_store.recall.query import fts5_expression
+from viva_store.services import attribution, recall_index
+from viva_store.services.grants import issue_grant, resolve_actor
+from viva_store.services.members import load_team
+from viva_store.services.recall import recall
+from viva_store.services.team import shipped_members_dir
+from viva_store.store import Context, Store
+
+S = Session.__table__  # type: ignore[attr-defined]
+C = Classification.__table__  # type: ignore[attr-defined]
+NOW = datetime(2026, 6, 1, tzinfo=UTC)
+PER_SESSION = 50
+MEMBERS = ("samuel", "deven", "alice", "oliver", "victor")
+LIMIT = 10
+TOKENS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens")
+SYLLABLES = [
+    "ka",
+    "lo",
+    "mi",
+    "te",
+    "ra",
+    "vo",
+    "shi",
+    "nu",
+    "be",
+    "do",
+    "fa",
+    "gri",
+    "hu",
+    "je",
+    "ko",
+    "lu",
+    "pra",
+    "se",
+    "to",
+    "ux",
+    "we",
+    "zy",
+    "an",
+    "el",
+    "in",
+    "or",
+    "us",
+    "ba",
+    "ce",
+    "di",
+    "ge",
+    "ha",
+    "ji",
+    "ma",
+    "ne",
+    "pi",
+    "qu",
+    "ri",
+    "sa",
+    "ti",
+    "va",
+    "xe",
+    "yo",
+    "zu",
+]
+
+
+# --- the corpus ----------------------------------------------------------------------------
+
+
+class Corpus:
+    """A deterministic Zipf vocabulary and the words of each message."""
+
+    def __init__(self, seed: int, size: int = 50_000) -> None:
+        rnd = random.Random(seed)
+        words: dict[str, None] = {}
+        while len(words) < size:
+            words["".join(rnd.choices(SYLLABLES, k=rnd.choice((2, 2, 3, 3, 4))))] = None
+        self.vocab = list(words)
+        self.cum = list(itertools.accumulate(1 / (i + 1) ** 1.07 for i in range(size)))
+        self.rnd = rnd
+
+    def message(self) -> str:
+        n = int(self.rnd.gauss(44, 14))
+        return " ".join(self.rnd.choices(self.vocab, cum_weights=self.cum, k=max(3, n)))
+
+    def title(self) -> str:
+        return " ".join(self.rnd.choices(self.vocab[:3000], k=4))
+
+    def queries(self, ctx: Context, n: int, member: str | None = None) -> list[str]:
+        """Typical recall queries: one to three words someone remembers from one message.
+
+        Words are drawn from a stored message (of ``member``'s sessions, when
+        given: a member recalls its own experience), by frequency band:
+        mid-frequency single words, pairs and triples of common content words,
+        and rare words.
+        """
+        rank = {word: i for i, word in enumerate(self.vocab)}
+        rnd = random.Random(n)
+        top = int(
+            ctx.store.read(lambda c: c.exec_driver_sql("SELECT max(id) FROM message").scalar())
+        )
+        bands = [((200, 5000), 1)] * 3 + [((50, 2000), 2)] * 4 + [((20, 1000), 3)] * 2
+        bands += [((5000, 50_000), 1)]
+        out: list[str] = []
+        while len(out) < n:
+            (lo, hi), k = bands[len(out) % len(bands)]
+            mid = rnd.randrange(1, top + 1)
+            sql = "SELECT text FROM message WHERE id = :id"
+            if member is not None:
+                sql = (
+                    "SELECT m.text FROM message m JOIN attribution a ON a.session_id = "
+                    "m.session_id WHERE m.id = :id AND a.member = :member"
+                )
+            found = ctx.store.read(
+                lambda c, mid=mid, sql=sql: c.execute(
+                    text(sql), {"id": mid, "member": member}
+                ).scalar()
+            )
+            words = sorted({w for w in (found or "").split() if lo <= rank.get(w, -1) < hi})
+            if len(words) >= k:
+                out.append(" ".join(rnd.sample(words, k)))
+        return out
+
+
+def _session_rows(
+    corpus: Corpus, n_sessions: int
+) -> Iterator[tuple[dict[str, Any], list[dict[str, Any]]]]:
+    order = list(range(n_sessions))
+    corpus.rnd.shuffle(order)  # a bulk import of history does not arrive in time order
+    span = timedelta(days=730).total_seconds()
+    for s in order:
+        sid = f"s{s:012x}"
+        start = NOW - timedelta(seconds=span * (1 - s / n_sessions)) - timedelta(hours=1)
+        session = {
+            "id": sid,
+            "harness": "claude-code",
+            "native_id": f"bench-{s}",
+            "cwd": f"/work/project{s % 12}",
+            "models": [],
+            "started_at": start,
+            "ended_at": start + timedelta(seconds=40 * PER_SESSION),
+            "title": corpus.title(),
+            "title_rank": 1,
+            "message_count": PER_SESSION,
+            "reasoning_tokens": 0,
+            "source_path": "/bench",
+            "imported_at": NOW,
+            "updated_at": NOW,
+            **dict.fromkeys(TOKENS, 0),
+        }
+        messages = []
+        for q in range(PER_SESSION):
+            error = corpus.rnd.random() < 0.02
+            messages.append(
+                {
+                    "session_id": sid,
+                    "seq": q,
+                    "key": f"k{q}",
+                    "role": "tool" if error else ("user", "assistant")[q % 2],
+                    "at": start + timedelta(seconds=40 * q),
+                    "text": corpus.message(),
+                    "sidechain": False,
+                    "synthetic": False,
+                    "kind": "tool_error" if error else "text",
+                    "ruleset": "bench",
+                }
+            )
+        yield session, messages
+
+
+def populate(ctx: Context, n_messages: int, seed: int) -> None:
+    """Sessions, messages and their attribution (classification events, then derived)."""
+    from viva_store.db.tables import Message
+
+    corpus = Corpus(seed)
+    m_table = Message.__table__  # type: ignore[attr-defined]
+    n_sessions = max(1, n_messages // PER_SESSION)
+    batch_s: list[dict[str, Any]] = []
+    batch_m: list[dict[str, Any]] = []
+    events: list[dict[str, Any]] = []
+
+    def flush(conn: Connection) -> None:
+        conn.execute(insert(S), batch_s)
+        conn.execute(insert(m_table), batch_m)
+
+    for n, (session, messages) in enumerate(_session_rows(corpus, n_sessions)):
+        batch_s.append(session)
+        batch_m.extend(messages)
+        owner = int(session["native_id"].split("-")[1])
+        if owner % 10:
+            events.append(
+                {
+                    "session_id": session["id"],
+                    "action": "member",
+                    "member": MEMBERS[owner % 5],
+                    "actor": "owner",
+                    "at": NOW,
+                    "note": "",
+                }
+            )
+        if len(batch_m) >= 50_000 or n == n_sessions - 1:
+            ctx.store.write(flush)
+            batch_s, batch_m = [], []
+    ctx.store.write(lambda c: c.execute(insert(C), events))
+    ctx.store.write(lambda c: attribution.rebuild(c, None))
+    ctx.store.write(lambda c: c.exec_driver_sql("ANALYZE"))
+
+
+# --- measuring -----------------------------------------------------------------------------
+
+
+def timed(fn: Callable[[], Any]) -> float:
+    t0 = time.perf_counter()
+    fn()
+    return time.perf_counter() - t0
+
+
+def p95(values: list[float]) -> float:
+    """The nearest-rank 95th percentile."""
+    ordered = sorted(values)
+    return ordered[max(0, math.ceil(0.95 * len(ordered)) - 1)]
+
+
+def text_bytes(ctx: Context) -> int:
+    sql = (
+        "SELECT sum(length(CAST(text AS BLOB))) FROM message WHERE text != ''"
+        if ctx.store.engine.dialect.name == "sqlite"
+        else "SELECT sum(octet_length(text)) FROM message WHERE text != ''"
+    )
+    return int(ctx.store.read(lambda c: c.exec_driver_sql(sql).scalar()) or 0)
+
+
+def checkpoint(ctx: Context) -> None:
+    """Fold SQLite's WAL into the database file, so every run starts from the same state."""
+    if ctx.store.engine.dialect.name == "sqlite":
+        raw = ctx.store.engine.raw_connection()
+        try:
+            raw.driver_connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # type: ignore[union-attr]
+        finally:
+            raw.close()
+
+
+def bare_build(ctx: Context) -> float:
+    """The same index built by hand, without any of Viva's machinery."""
+    if ctx.store.engine.dialect.name == "sqlite":
+        ctx.store.write(lambda c: c.exec_driver_sql("DROP TABLE IF EXISTS bench_bare"))
+        ctx.store.write(
+            lambda c: c.exec_driver_sql(
+                "CREATE VIRTUAL TABLE bench_bare USING fts5(text, content='message', "
+                f"content_rowid='id', detail=none, tokenize='{fts.TOKENIZE}')"
+            )
+        )
+        sql = "INSERT INTO bench_bare(rowid, text) SELECT id, text FROM message WHERE text != ''"
+        seconds = timed(lambda: ctx.store.write(lambda c: c.exec_driver_sql(sql)))
+        ctx.store.write(lambda c: c.exec_driver_sql("DROP TABLE bench_bare"))
+        return seconds
+    ctx.store.write(lambda c: c.exec_driver_sql("DROP INDEX IF EXISTS bench_bare"))
+    sql = "CREATE INDEX bench_bare ON message USING gin (to_tsvector('simple'::regconfig, text))"
+    seconds = timed(lambda: ctx.store.write(lambda c: c.exec_driver_sql(sql)))
+    ctx.store.write(lambda c: c.exec_driver_sql("DROP INDEX bench_bare"))
+    return seconds
+
+
+def viva_build(ctx: Context) -> float:
+    """Viva's build from empty: what the first search after an import does."""
+    recall_index.reset(ctx)
+    checkpoint(ctx)
+    if ctx.store.engine.dialect.name == "sqlite":
+        return timed(lambda: recall_index.refresh(ctx))
+
+    def build() -> None:
+        ctx.store.write(lambda c: c.exec_driver_sql("REINDEX INDEX ix_message_text_fts"))
+        recall_index.refresh(ctx)
+
+    return timed(build)
+
+
+def raw_query(ctx: Context, query: str) -> Callable[[], Any]:
+    """The same match over messages and titles, by the engine's rank, plus the shown texts."""
+    from viva_store.recall.query import parse_query
+
+    tokens = parse_query(query).tokens
+    k = LIMIT * 4
+    sqlite = ctx.store.engine.dialect.name == "sqlite"
+    if sqlite:
+        msg = text(
+            "SELECT rowid FROM recall_message_fts WHERE recall_message_fts MATCH :q "
+            "ORDER BY rank LIMIT :k"
+        )
+        ttl = text(
+            "SELECT rowid FROM recall_title_fts WHERE recall_title_fts MATCH :q "
+            "ORDER BY rank LIMIT :k"
+        )
+    else:
+        msg = text(
+            "SELECT id FROM message, to_tsquery('simple'::regconfig, :q) q "
+            "WHERE to_tsvector('simple'::regconfig, text) @@ q "
+            "ORDER BY ts_rank(to_tsvector('simple'::regconfig, text), q) DESC LIMIT :k"
+        )
+        ttl = text(
+            "SELECT id FROM session, to_tsquery('simple'::regconfig, :q) q "
+            "WHERE to_tsvector('simple'::regconfig, coalesce(title, '')) @@ q "
+            "ORDER BY ts_rank(to_tsvector('simple'::regconfig, coalesce(title, '')), q) DESC "
+            "LIMIT :k"
+        )
+    texts = text("SELECT id, text FROM message WHERE id IN :ids").bindparams(
+        __import__("sqlalchemy").bindparam("ids", expanding=True)
+    )
+
+    def params(any_token: bool) -> dict[str, Any]:
+        if sqlite:
+            return {"q": fts5_expression(tokens, any_token), "k": k}
+        return {"q": (" | " if any_token else " & ").join(tokens), "k": k}
+
+    def work(conn: Connection) -> None:
+        for any_token in (False, True):  # as recall: every word, else any word
+            ids = list(conn.execute(msg, params(any_token)).scalars())
+            titles = list(conn.execute(ttl, params(any_token)))
+            if ids or titles or len(tokens) == 1:
+                break
+        if ids:
+            list(conn.execute(texts, {"ids": ids[:LIMIT]}))
+
+    return lambda: ctx.store.read(work)
+
+
+def latencies(
+    fn_for: Callable[[str], Callable[[], Any]], queries: list[str], repeat: int
+) -> list[float]:
+    """Per query: the median of ``repeat`` runs (after one warm-up), in ms."""
+    out = []
+    for q in queries:
+        fn = fn_for(q)
+        fn()
+        out.append(statistics.median(timed(fn) for _ in range(repeat)) * 1000)
+    return out
+
+
+def run(ctx: Context, args: argparse.Namespace) -> list[tuple[str, float, str, bool]]:
+    engine = ctx.store.engine.dialect.name
+    print(f"\n== {engine}: {args.messages:,} messages ==", flush=True)
+    t0 = time.perf_counter()
+    populate(ctx, args.messages, args.seed)
+    size = text_bytes(ctx)
+    print(f"populated in {time.perf_counter() - t0:.1f}s; indexed text {size / 1e6:.1f} MB")
+    bare, ours = [], []
+    for _ in range(args.repeat):
+        checkpoint(ctx)
+        bare.append(bare_build(ctx))
+        ours.append(viva_build(ctx))
+    checkpoint(ctx)
+    bare_s, ours_s = statistics.median(bare), statistics.median(ours)
+    index = ctx.store.read(fts.index_bytes) or 0
+    print(f"build runs: bare {[round(b, 2) for b in bare]} viva {[round(o, 2) for o in ours]}")
+    print(f"index {index / 1e6:.1f} MB of {size / 1e6:.1f} MB text", flush=True)
+    queries = Corpus(args.seed).queries(ctx, args.queries)
+    own = Corpus(args.seed).queries(ctx, args.queries, member="deven")
+    deven = ctx.as_actor(resolve_actor(ctx.store, issue_grant(ctx, "deven").token))
+    hits = [len(recall(ctx, q, limit=LIMIT).hits) for q in queries[:20]]
+    print(f"sample hit counts: {hits}")
+    raw = latencies(lambda q: raw_query(ctx, q), queries, args.repeat)
+    ranked = latencies(lambda q: lambda: recall(ctx, q, limit=LIMIT), queries, args.repeat)
+    newest = latencies(
+        lambda q: lambda: recall(ctx, q, limit=LIMIT, order="newest"), queries, args.repeat
+    )
+    member = latencies(lambda q: lambda: recall(deven, q, limit=LIMIT), own, args.repeat)
+    foreign = latencies(lambda q: lambda: recall(deven, q, limit=LIMIT), queries, args.repeat)
+    rows = [
+        ("index build (s)", ours_s, f"≤ 1.3 × bare {bare_s:.2f}s", ours_s <= 1.3 * bare_s),
+        ("index size / text", index / size, "≤ 0.6", index / size <= 0.6),
+        (
+            "recall p95 (ms)",
+            p95(ranked),
+            f"≤ 1.5 × raw p95 {p95(raw):.2f} ms",
+            p95(ranked) <= 1.5 * p95(raw),
+        ),
+        ("newest-first p95 (ms)", p95(newest), "≤ 10", p95(newest) <= 10),
+        ("member-scoped p95 (ms)", p95(member), "≤ 50", p95(member) <= 50),
+    ]
+    print("latency over the query mix (member: deven's grant, words from deven's sessions;")
+    print("  foreign: deven's grant, words from anyone's — mostly no match, any-word fallback)")
+    for name, values in (
+        ("raw", raw),
+        ("recall", ranked),
+        ("newest", newest),
+        ("member", member),
+        ("foreign", foreign),
+    ):
+        print(f"{name:>8}: p50 {statistics.median(values):7.2f} ms  p95 {p95(values):7.2f} ms")
+    print(f"{'measure':<24}{'value':>10}  floor")
+    for name, value, floor, ok in rows:
+        print(f"{name:<24}{value:>10.3f}  {floor}  {'PASS' if ok else 'FAIL'}")
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawTextHelpFormatter
+    )
+    parser.add_argument("--messages", type=int, default=200_000)
+    parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--seed", type=int, default=8)
+    parser.add_argument("--engine", choices=("sqlite", "postgresql", "both"), default="sqlite")
+    parser.add_argument("--pg-url", default=os.environ.get("VIVA_TEST_DB_URL"))
+    args = parser.parse_args()
+    os.environ["VIVA_NOW"] = NOW.isoformat()
+    failed = False
+    engines = ("sqlite", "postgresql") if args.engine == "both" else (args.engine,)
+    for engine in engines:
+        with tempfile.TemporaryDirectory() as tmp:
+            home = Path(tmp)
+            url, cleanup = f"sqlite:///{home / 'viva.db'}", None
+            if engine == "postgresql":
+                if not args.pg_url:
+                    sys.exit("PostgreSQL: give --pg-url or set VIVA_TEST_DB_URL")
+                url, cleanup = _pg_schema(args.pg_url)
+            store = Store.open(Config(home=home, db_url=url))
+            try:
+                ctx = Context(store, OWNER)
+                load_team(ctx, shipped_members_dir())
+                rows = run(ctx, args)
+                failed |= not all(ok for *_, ok in rows)
+            finally:
+                store.close()
+                if cleanup:
+                    cleanup()
+    sys.exit(1 if failed else 0)
+
+
+def _pg_schema(url: str) -> tuple[str, Callable[[], None]]:
+    schema = "bench_" + secrets.token_hex(4)
+    admin = create_engine(url)
+    with admin.begin() as conn:
+        conn.execute(text(f"CREATE SCHEMA {schema}"))
+
+    def drop() -> None:
+        with admin.begin() as conn:
+            conn.execute(text(f"DROP SCHEMA {schema} CASCADE"))
+        admin.dispose()
+
+    sep = "&" if "?" in url else "?"
+    return f"{url}{sep}options=-csearch_path%3D{schema}", drop
+
+
+if __name__ == "__main__":
+    main()
