@@ -207,7 +207,7 @@ def test_a_huge_line_a_zero_byte_and_a_non_json_file(ctx: Context, tmp_path: Pat
 def test_an_unreadable_file_is_a_problem_not_a_crash(
     ctx: Context, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import viva_store.services.importer as importer
+    import viva_store.services.import_read as importer
 
     root = tmp_path / "claude"
     claude_code(root, spec())
@@ -248,3 +248,60 @@ def test_a_run_is_recorded(ctx: Context, tmp_path: Path) -> None:
     table = ImportRun.__table__  # type: ignore[attr-defined]
     row = ctx.store.read(lambda c: c.execute(select(table)).one())
     assert row.id == summary.run_id and row.counts["sessions_new"] == 1
+
+
+def test_reading_in_worker_processes_stores_exactly_what_one_process_does(
+    ctx: Context, tmp_path: Path
+) -> None:
+    from viva_store.access import OWNER
+    from viva_store.config import Config
+    from viva_store.demo.harness_files import codex
+    from viva_store.store import Store
+
+    root = tmp_path / "src"
+    for n in range(12):
+        s = spec(f"{n:08d}-5555-4666-8777-{n:012d}", turns=2 + n % 3)
+        claude_code(root / "claude", s)
+        codex(root / "codex", s)
+    bad = root / "claude" / "x" / "broken.jsonl"
+    bad.parent.mkdir(parents=True)
+    bad.write_bytes(b"{broken\n" + orjson.dumps({"type": "summary", "summary": "ok"}) + b"\n")
+    overrides = {"claude-code": str(root / "claude"), "codex": str(root / "codex")}
+
+    def drain(c: Context, workers: int) -> ImportSummary:
+        events = run_import(c, list(overrides), overrides, workers=workers, pool_min_bytes=0)
+        while True:
+            try:
+                next(events)
+            except StopIteration as stop:
+                return stop.value  # type: ignore[no-any-return]
+
+    pooled = drain(ctx, 2)
+    other = Store.open(
+        Config(home=tmp_path / "serial", db_url=f"sqlite:///{tmp_path / 'serial.db'}")
+    )
+    try:
+        serial = drain(Context(other, OWNER), 1)
+        for name in (
+            "sessions_new",
+            "messages_added",
+            "lines_read",
+            "lines_quarantined",
+            "redactions",
+        ):
+            assert getattr(pooled, name) == getattr(serial, name), name
+        assert [(p.path, p.line) for p in pooled.problems] == [
+            (p.path, p.line) for p in serial.problems
+        ]
+
+        def shape(c: Context) -> list[tuple[str, int, dict[str, int] | None, str | None]]:
+            return [
+                (s.id, s.message_count, s.tokens, s.title)
+                for s in list_sessions(c, SessionFilter())
+            ]
+
+        assert shape(ctx) == shape(Context(other, OWNER))
+    finally:
+        other.close()
+    again = drain(ctx, 2)
+    assert (again.sessions_new, again.messages_added) == (0, 0)

@@ -155,6 +155,25 @@ class Batch:
                 prepared.usage_keys.add(usage.usage_key)
                 prepared.usage.append(_usage_row(self.harness, sid, usage))
 
+    def absorb(self, other: Batch) -> None:
+        """Merge a batch prepared elsewhere (a worker process) into this one."""
+        for sid, theirs in other.sessions.items():
+            mine = self.sessions.get(sid)
+            if mine is None:
+                self.sessions[sid] = theirs
+                continue
+            merge_meta(mine.meta, theirs.meta)
+            for row in theirs.messages:
+                if row["key"] not in mine.message_keys:
+                    mine.message_keys.add(row["key"])
+                    mine.messages.append(row)
+            for row in theirs.usage:
+                if row["usage_key"] not in mine.usage_keys:
+                    mine.usage_keys.add(row["usage_key"])
+                    mine.usage.append(row)
+            mine.ledger.extend(theirs.ledger)
+        self.size += other.size
+
     def _message_row(self, sid: str, message: Message, ledger: Ledger) -> dict[str, Any]:
         where = {"session_id": sid, "message_key": message.key}
         text, tool, tool_input, tool_result = redact_message_fields(message, ledger, where)

@@ -19,33 +19,51 @@ quarantined + blank + withheld.
 from __future__ import annotations
 
 import contextlib
+import os
 import secrets
 from collections.abc import Generator, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Any, NamedTuple
+from multiprocessing import get_context
+from typing import Any
 
-from sqlalchemy import Connection, func, insert, select, update
+from sqlalchemy import Connection, func, select
 
 from viva_store.access import require_owner
-from viva_store.db.tables import ImportRun, Quarantine, Redaction, Session
-from viva_store.db.tables import SourceFile as SourceRow
+from viva_store.db.tables import Session
 from viva_store.harness import registry
-from viva_store.harness.lines import Progress, iter_lines, open_source, range_sha256
-from viva_store.harness.model import Problem, Record, SourceFile
+from viva_store.harness.lines import range_sha256
+from viva_store.harness.model import Problem, SourceFile
 from viva_store.services.attribution import match_executions
-from viva_store.services.import_prepare import Batch, quarantine_row
-from viva_store.services.import_write import write_batch
+from viva_store.services.import_prepare import Batch
+from viva_store.services.import_read import (
+    Counts,
+    FileRead,
+    Fingerprint,
+    Resume,
+    Sink,
+    read_file,
+    read_lines,
+)
+from viva_store.services.import_store import (
+    Pending,
+    Tally,
+    file_row,
+    flush,
+    known_files,
+    record_run,
+)
 from viva_store.services.skill_uses import after_attribution
 from viva_store.store import Context
 
-F = SourceRow.__table__  # type: ignore[attr-defined]
-Q = Quarantine.__table__  # type: ignore[attr-defined]
-R = Redaction.__table__  # type: ignore[attr-defined]
-RUNS = ImportRun.__table__  # type: ignore[attr-defined]
 S = Session.__table__  # type: ignore[attr-defined]
 BATCH_BYTES = 8 << 20
 LINE_KINDS = ("jsonl", "jsonl.zst")
+# Files up to this size are read in worker processes when a run has enough of them
+# (both cores decode and redact while this process writes); larger ones stream here.
+POOL_FILE_BYTES = 8 << 20
+POOL_MIN_BYTES = 32 << 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,26 +90,31 @@ class FileImported:
 
 
 @dataclass(slots=True)
-class ImportSummary:
+class ImportSummary(Tally):
     """What a run did; the keys of ``viva import --json``."""
 
-    run_id: str
+    run_id: str = ""
     files_scanned: int = 0
     files_unchanged: int = 0
     sessions_new: int = 0
     sessions_updated: int = 0
     sessions_unchanged: int = 0
-    messages_added: int = 0
     lines_read: int = 0
     lines_skipped: int = 0
     lines_blank: int = 0
     lines_quarantined: int = 0
     bytes_read: int = 0
     bytes_withheld: int = 0
-    redactions: int = 0
     problems: list[Problem] = field(default_factory=list)
-    new_session_ids: set[str] = field(default_factory=set)
-    updated_session_ids: set[str] = field(default_factory=set)
+
+    def count(self, counts: Counts) -> None:
+        """Add one file's line accounting."""
+        self.lines_read += counts.lines_read
+        self.bytes_read += counts.bytes_read
+        self.lines_blank += counts.lines_blank
+        self.lines_quarantined += counts.lines_quarantined
+        self.bytes_withheld += counts.bytes_withheld
+        self.problems.extend(counts.problems)
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -112,8 +135,15 @@ def run_import(
     ctx: Context,
     harnesses: list[str] | None = None,
     overrides: dict[str, str] | None = None,
+    *,
+    workers: int | None = None,
+    pool_min_bytes: int = POOL_MIN_BYTES,
 ) -> Generator[ImportEvent, None, ImportSummary]:
-    """Recover every session the chosen harnesses left on disk (owner only)."""
+    """Recover every session the chosen harnesses left on disk (owner only).
+
+    ``workers`` (default: the CPU count, at most 4) read small files in parallel
+    when the changed files add up to ``pool_min_bytes``; 1 reads everything here.
+    """
     require_owner(ctx.actor, "import sessions")
     chosen = [registry.check(h) for h in harnesses] if harnesses else registry.names()
     started = ctx.store.now()
@@ -130,8 +160,8 @@ def run_import(
                 )
     stats = {s.path: _stat(s, summary) for s in sources}
     yield ImportStarted(len(sources), sum(st.st_size for st in stats.values() if st))
-    known = _known_files(ctx, chosen)
-    pending = Pending(ctx.store.now())
+    known = known_files(ctx, chosen)
+    changed: list[tuple[SourceFile, Fingerprint, Any]] = []
     for source in sources:
         st = stats[source.path]
         if st is None:
@@ -144,12 +174,20 @@ def run_import(
                 source.harness, str(source.path), st.st_size, summary.messages_added, True
             )
             continue
-        row = _file_row(ctx, seen[0]) if seen is not None else None
+        changed.append((source, st, file_row(ctx, seen[0]) if seen is not None else None))
+    pending = Pending(ctx.store.now())
+    small = [c for c in changed if c[0].kind in LINE_KINDS and c[1].st_size <= POOL_FILE_BYTES]
+    count = workers if workers is not None else min(os.cpu_count() or 1, 4)
+    if count > 1 and sum(c[1].st_size for c in small) >= pool_min_bytes:
+        yield from _read_in_pool(ctx, summary, pending, small, count)
+        done = {id(c) for c in small}
+        changed = [c for c in changed if id(c) not in done]
+    for source, st, row in changed:
         try:
             if source.kind in LINE_KINDS:
-                _import_lines(ctx, summary, source, st, row, pending)
+                _read_here(ctx, summary, pending, source, st, row)
             else:
-                _flush(ctx, summary, pending)
+                flush(ctx, summary, summary.run_id, pending)
                 _import_whole(ctx, summary, source, st, row)
         except OSError as exc:
             summary.problems.append(
@@ -158,7 +196,7 @@ def run_import(
         yield FileImported(
             source.harness, str(source.path), st.st_size, summary.messages_added, False
         )
-    _flush(ctx, summary, pending)
+    flush(ctx, summary, summary.run_id, pending)
     summary.sessions_updated = len(summary.updated_session_ids - summary.new_session_ids)
     summary.sessions_new = len(summary.new_session_ids)
     total = ctx.store.read(
@@ -169,8 +207,93 @@ def run_import(
     summary.sessions_unchanged = int(total or 0) - summary.sessions_new - summary.sessions_updated
     summary.lines_skipped = summary.lines_blank + summary.lines_quarantined
     _attribute(ctx, summary)
-    _record_run(ctx, summary, chosen, started)
+    record_run(ctx, summary.run_id, summary.to_json(), chosen, started)
     return summary
+
+
+def _switch(ctx: Context, summary: ImportSummary, pending: Pending, harness: str) -> None:
+    """A batch holds one harness's sessions: store it before another harness's start."""
+    if pending.sink.batch.harness != harness:
+        flush(ctx, summary, summary.run_id, pending)
+        pending.sink.batch = Batch(harness)
+
+
+def _read_here(
+    ctx: Context,
+    summary: ImportSummary,
+    pending: Pending,
+    source: SourceFile,
+    st: Fingerprint,
+    row: Any,
+) -> None:
+    """Stream one file into the pending batch, storing it whenever it fills up."""
+    _switch(ctx, summary, pending, source.harness)
+    counts = Counts()
+
+    def full() -> None:
+        flush(ctx, summary, summary.run_id, pending)
+
+    state = read_lines(
+        source,
+        st,
+        _resume_point(source, st, row),
+        pending.now,
+        pending.sink,
+        counts,
+        full,
+        BATCH_BYTES,
+    )
+    summary.count(counts)
+    pending.files.append(state)
+    if pending.size >= BATCH_BYTES:
+        full()
+
+
+def _read_in_pool(
+    ctx: Context,
+    summary: ImportSummary,
+    pending: Pending,
+    jobs: list[tuple[SourceFile, Fingerprint, Any]],
+    workers: int,
+) -> Iterator[ImportEvent]:
+    """Read small files in worker processes; store their batches here as they arrive.
+
+    At most ``2 * workers`` files are in flight, so memory stays bounded however
+    many files there are. The workers never touch the store.
+    """
+    context = get_context("spawn")
+    queue = list(reversed(jobs))
+    running: dict[Future[FileRead], tuple[SourceFile, Fingerprint]] = {}
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+
+        def submit() -> None:
+            while queue and len(running) < 2 * workers:
+                source, st, row = queue.pop()
+                resume = _resume_point(source, st, row)
+                running[pool.submit(read_file, source, st, resume, pending.now)] = (source, st)
+
+        submit()
+        while running:
+            future = next(iter(running))
+            source, st = running.pop(future)
+            try:
+                read = future.result()
+            except OSError as exc:
+                summary.problems.append(
+                    Problem(str(source.path), None, f"cannot read: {exc.strerror or exc}")
+                )
+            else:
+                _switch(ctx, summary, pending, source.harness)
+                pending.sink.batch.absorb(read.sink.batch)
+                pending.sink.quarantined.extend(read.sink.quarantined)
+                pending.files.append(read.file_state)
+                summary.count(read.counts)
+                if pending.size >= BATCH_BYTES:
+                    flush(ctx, summary, summary.run_id, pending)
+            submit()
+            yield FileImported(
+                source.harness, str(source.path), st.st_size, summary.messages_added, False
+            )
 
 
 def _attribute(ctx: Context, summary: ImportSummary) -> None:
@@ -190,15 +313,6 @@ def _attribute(ctx: Context, summary: ImportSummary) -> None:
     ctx.store.write(work)
 
 
-class Fingerprint(NamedTuple):
-    """What decides whether a source changed (``os.stat_result``'s names)."""
-
-    st_size: int
-    st_mtime_ns: int
-    st_ino: int
-    st_mtime: float
-
-
 def _stat(source: SourceFile, summary: ImportSummary) -> Fingerprint | None:
     """The file's fingerprint; a SQLite source includes its ``-wal`` file, where new
     rows sit until a checkpoint while the database file keeps its size and mtime."""
@@ -216,115 +330,27 @@ def _stat(source: SourceFile, summary: ImportSummary) -> Fingerprint | None:
     return Fingerprint(size, mtime_ns, st.st_ino, mtime_ns / 1e9)
 
 
-def _known_files(ctx: Context, harnesses: list[str]) -> dict[tuple[str, str], tuple[int, ...]]:
-    """(id, size, mtime, inode) of every file read before: all a skip decision needs."""
-    cols = (F.c.harness, F.c.path, F.c.id, F.c.size, F.c.mtime_ns, F.c.inode)
-    rows = ctx.store.read(
-        lambda c: c.execute(select(*cols).where(F.c.harness.in_(harnesses))).all()
-    )
-    return {(r[0], r[1]): tuple(r[2:]) for r in rows}
-
-
-def _file_row(ctx: Context, file_id: int) -> Any:
-    """Everything remembered about a file that changed (offset, digest, reader state)."""
-    return ctx.store.read(lambda c: c.execute(select(F).where(F.c.id == file_id)).one())
-
-
-def _resume_point(source: SourceFile, st: Fingerprint, row: Any) -> tuple[int, int, dict[str, Any]]:
-    """(offset, next line, reader state) to continue from; (0, 1, {}) to start over."""
+def _resume_point(source: SourceFile, st: Fingerprint, row: Any) -> Resume:
+    """Where to continue a file that was read before; the start when it was replaced."""
     if (
         row is None
         or source.kind != "jsonl"
         or row.inode != st.st_ino
         or st.st_size < row.byte_offset
     ):
-        return 0, 1, {}
+        return Resume()
     if row.byte_offset and row.last_line_length:
         with open(source.path, "rb") as fh:
             start = row.byte_offset - row.last_line_length
             if range_sha256(fh, start, row.last_line_length) != row.last_line_digest:
-                return 0, 1, {}
-    return row.byte_offset, row.lines + 1, dict(row.reader_state or {})
-
-
-def _import_lines(
-    ctx: Context,
-    summary: ImportSummary,
-    source: SourceFile,
-    st: Fingerprint,
-    row: Any,
-    pending: Pending,
-) -> None:
-    """Read one JSON-lines file from its resume point into the pending batch."""
-    reader = registry.module(source.harness)
-    offset, next_line, state = _resume_point(source, st, row)
-    path = str(source.path)
-    progress = Progress()
-    if pending.batch.harness != source.harness:
-        _flush(ctx, summary, pending)
-        pending.batch = Batch(source.harness)
-    quarantined = pending.quarantined
-    now = pending.now
-
-    with open_source(source.path) as fh:
-        outcomes = iter_lines(fh, offset, next_line, progress=progress)
-
-        def records() -> Iterator[Record]:
-            for out in outcomes:
-                summary.lines_read += 1
-                summary.bytes_read += out.length
-                if out.reason is not None:
-                    summary.problems.append(Problem(path, out.line, out.reason))
-                if out.kind == "blank":
-                    summary.lines_blank += 1
-                elif out.kind == "quarantined":
-                    summary.lines_quarantined += 1
-                    quarantined.append(
-                        quarantine_row(
-                            source.harness,
-                            path,
-                            out.line,
-                            out.offset,
-                            out.length,
-                            out.reason or "unusable line",
-                            out.raw,
-                            now,
-                        )
-                    )
-                elif out.positions:
-                    for obj, pos in zip(out.records, out.positions, strict=True):
-                        yield Record(out.line, out.offset + pos, obj)
-                else:
-                    yield Record(out.line, out.offset, out.records[0])
-
-        for chunk in reader.parse_records(source, records(), state):
-            pending.batch.add(chunk, path)
-            if pending.batch.size >= BATCH_BYTES:
-                _flush(ctx, summary, pending)
-    if progress.error:
-        summary.problems.append(Problem(path, progress.next_line, progress.error))
-    summary.bytes_withheld += progress.withheld
-    file_state = {
-        "harness": source.harness,
-        "path": path,
-        "kind": source.kind,
-        "size": st.st_size,
-        "mtime_ns": st.st_mtime_ns,
-        "inode": st.st_ino,
-        "byte_offset": progress.offset,
-        "lines": progress.next_line - 1,
-        "last_line_length": progress.last_line_length
-        if progress.lines
-        else (row.last_line_length if row is not None and offset else 0),
-        "last_line_digest": progress.last_line_sha256
-        or (row.last_line_digest if row is not None and offset else ""),
-        "reader_state": state,
-        "file_mtime": datetime.fromtimestamp(st.st_mtime, UTC),
-        "imported_at": now,
-    }
-    pending.files.append(file_state)
-    if pending.batch.size >= BATCH_BYTES:
-        _flush(ctx, summary, pending)
+                return Resume()
+    return Resume(
+        row.byte_offset,
+        row.lines + 1,
+        dict(row.reader_state or {}),
+        row.last_line_length,
+        row.last_line_digest,
+    )
 
 
 def _import_whole(
@@ -332,9 +358,9 @@ def _import_whole(
 ) -> None:
     reader = registry.module(source.harness)
     problems: list[Problem] = []
-    whole = Pending(ctx.store.now(), Batch(source.harness), replace_usage=True)
+    whole = Pending(ctx.store.now(), Sink(Batch(source.harness)), replace_usage=True)
     for chunk in reader.read_source(source, problems):
-        whole.batch.add(chunk, str(source.path))
+        whole.sink.batch.add(chunk, str(source.path))
     summary.problems.extend(problems)
     summary.bytes_read += st.st_size
     file_state = {
@@ -353,104 +379,4 @@ def _import_whole(
         "imported_at": ctx.store.now(),
     }
     whole.files.append(file_state)
-    _flush(ctx, summary, whole)
-
-
-@dataclass
-class Pending:
-    """What the next write transaction stores: chunks of one or more files, their
-    quarantined lines, and the states of the files read to the end.
-
-    Gathering small files into one transaction matters: most session files are
-    small, and a transaction per file would cost more than the parsing.
-    """
-
-    now: datetime
-    batch: Batch = field(default_factory=lambda: Batch(""))
-    quarantined: list[tuple[dict[str, Any], list[dict[str, Any]]]] = field(default_factory=list)
-    files: list[dict[str, Any]] = field(default_factory=list)
-    replace_usage: bool = False
-
-
-def _flush(ctx: Context, summary: ImportSummary, pending: Pending) -> None:
-    """Store the pending batch in one short write transaction, then start a new one."""
-    batch, quarantined, files = pending.batch, list(pending.quarantined), list(pending.files)
-    pending.batch = Batch(batch.harness)
-    pending.quarantined.clear()
-    pending.files.clear()
-    if not batch.sessions and not quarantined and not files:
-        return
-    batch.finish()
-    now = ctx.store.now()
-
-    def work(conn: Connection) -> None:
-        result = write_batch(conn, batch, summary.run_id, now, replace_usage=pending.replace_usage)
-        summary.new_session_ids |= result.new_sessions
-        summary.updated_session_ids |= result.updated_sessions
-        summary.messages_added += result.messages_added
-        summary.redactions += result.redactions
-        for qrow, ledger in quarantined:
-            qid = conn.execute(
-                insert(Q).values(run_id=summary.run_id, **qrow)
-            ).inserted_primary_key[0]
-            if ledger:
-                conn.execute(
-                    insert(R),
-                    [
-                        {
-                            **e,
-                            "run_id": summary.run_id,
-                            "session_id": None,
-                            "message_key": None,
-                            "quarantine_id": qid,
-                            "ruleset": qrow["ruleset"],
-                        }
-                        for e in ledger
-                    ],
-                )
-                summary.redactions += len(ledger)
-        _save_file_states(conn, files)
-
-    ctx.store.write(work)
-
-
-def _save_file_states(conn: Connection, states: list[dict[str, Any]]) -> None:
-    """Remember how far each file was read (insert the new, update the known)."""
-    if not states:
-        return
-    known = {
-        (r.harness, r.path)
-        for r in conn.execute(
-            select(F.c.harness, F.c.path).where(F.c.path.in_([s["path"] for s in states]))
-        )
-    }
-    fresh = [
-        {**s, "first_seen_at": s["imported_at"]}
-        for s in states
-        if (s["harness"], s["path"]) not in known
-    ]
-    if fresh:
-        conn.execute(insert(F), fresh)
-    for state in states:
-        if (state["harness"], state["path"]) in known:
-            key = (F.c.harness == state["harness"]) & (F.c.path == state["path"])
-            conn.execute(update(F).where(key).values(**state))
-
-
-def _record_run(
-    ctx: Context, summary: ImportSummary, harnesses: list[str], started: datetime
-) -> None:
-    data = summary.to_json()
-    problems = data.pop("problems")
-    ctx.store.write(
-        lambda c: c.execute(
-            insert(RUNS).values(
-                id=summary.run_id,
-                started_at=started,
-                finished_at=ctx.store.now(),
-                harnesses=harnesses,
-                counts=data,
-                problems=problems[:1000],
-            )
-        )
-    )
+    flush(ctx, summary, summary.run_id, whole)
