@@ -17,7 +17,7 @@ from sqlalchemy import Connection, insert, update
 from viva_store.config import Config
 from viva_store.services.library import import_skills
 from viva_store.services.skill_axis import load_axes
-from viva_store.services.skill_rebuild import load_pair_events, pair_facts, read_cache, same_state
+from viva_store.services.skill_pair import load_pair_events, pair_facts, read_cache, same_state
 from viva_store.services.skill_records import MemberSkillRecord
 from viva_store.services.skill_sql import META, S, skill_params
 from viva_store.services.skill_state import PairState, state_from_events

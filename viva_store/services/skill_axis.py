@@ -21,11 +21,23 @@ refreshed by every rebuild, so that a single use does not count thousands of ses
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy import ColumnElement, Connection, and_, bindparam, delete, func, insert, or_, select
+from sqlalchemy import (
+    ColumnElement,
+    Connection,
+    DateTime,
+    and_,
+    bindparam,
+    delete,
+    func,
+    insert,
+    or_,
+    select,
+)
 
 from viva_store.clock import as_utc
 from viva_store.services.skill_sql import META, A, C, E, Prepared, S, chunks, to_datetime
@@ -42,12 +54,22 @@ def on_axis() -> list[ColumnElement[bool]]:
     ]
 
 
+def _identity(value: Any) -> Any:
+    return value
+
+
 @dataclass(slots=True)
 class Axis:
-    """One member's axis, loaded whole: start times in order and each session's ordinal."""
+    """One member's axis, loaded whole: start times in order and each session's ordinal.
+
+    ``starts`` hold the start times as the database returned them (SQLite: its fixed-width
+    text, which sorts as time does; PostgreSQL: datetimes), so loading 100,000 sessions
+    parses nothing; ``key`` turns an instant into that form for comparisons.
+    """
 
     member: str
-    starts: list[datetime] = field(default_factory=list)
+    key: Callable[[datetime], Any] = _identity
+    starts: list[Any] = field(default_factory=list)
     ordinal: dict[str, int] = field(default_factory=dict)
 
     @property
@@ -57,23 +79,34 @@ class Axis:
 
     def count_at(self, at: datetime) -> int:
         """Sessions on the axis started at or before ``at``."""
-        return bisect_right(self.starts, as_utc(at))
+        return bisect_right(self.starts, self.key(as_utc(at)))
+
+
+def instant_key(conn: Connection) -> Callable[[datetime], Any]:
+    """How an instant compares with start times loaded raw (see :class:`Axis`)."""
+    if conn.dialect.name != "sqlite":
+        return as_utc
+    process = DateTime(timezone=True).dialect_impl(conn.dialect).bind_processor(conn.dialect)
+    assert process is not None
+    return lambda at: process(as_utc(at))
+
+
+_AXIS_ROWS = Prepared(
+    select(A.c.member, S.c.id, S.c.started_at)
+    .join_from(A, S, S.c.id == A.c.session_id)
+    .where(A.c.member == bindparam("member"), *on_axis())
+    .order_by(S.c.started_at, S.c.id)
+)
 
 
 def load_axes(conn: Connection, members: Iterable[str]) -> dict[str, Axis]:
-    """The whole axis of each of ``members``."""
-    names = sorted(set(members))
-    axes = {name: Axis(name) for name in names}
-    for part in chunks(names):
-        rows = conn.execute(
-            select(A.c.member, S.c.id, S.c.started_at)
-            .join_from(A, S, S.c.id == A.c.session_id)
-            .where(A.c.member.in_(part), *on_axis())
-            .order_by(A.c.member, S.c.started_at, S.c.id)
-        )
-        for member, sid, started in rows:
-            axis = axes[member]
-            axis.starts.append(as_utc(started))
+    """The whole axis of each of ``members`` (rows fetched raw: nothing is parsed)."""
+    key = instant_key(conn)
+    axes: dict[str, Axis] = {}
+    for name in sorted(set(members)):
+        axis = axes[name] = Axis(name, key)
+        for _, sid, started in _AXIS_ROWS.rows(conn, {"member": name}):
+            axis.starts.append(started)
             axis.ordinal[sid] = len(axis.starts)
     return axes
 
@@ -144,15 +177,15 @@ _AFTER = (
     .where((A.c.member + "") == bindparam("member"), *on_axis())
 )
 _COUNT_AFTER_TIME = Prepared(_AFTER.where(S.c.started_at > bindparam("t")))
-_COUNT_AFTER_SESSION = Prepared(
-    _AFTER.where(
-        S.c.started_at >= bindparam("t"),
-        or_(
-            S.c.started_at > bindparam("t2"),
-            and_(S.c.started_at == bindparam("t3"), S.c.id > bindparam("sid")),
-        ),
-    )
+COUNT_AFTER_SESSION = _AFTER.where(
+    S.c.started_at >= bindparam("t"),
+    or_(
+        S.c.started_at > bindparam("t"),
+        and_(S.c.started_at == bindparam("t"), S.c.id > bindparam("sid")),
+    ),
 )
+"""Sessions of ``member``'s axis after session ``sid`` started at ``t``."""
+_COUNT_AFTER_SESSION = Prepared(COUNT_AFTER_SESSION)
 
 
 def count_sessions(conn: Connection, member: str) -> int:
@@ -201,9 +234,7 @@ def position_of_session(
 ) -> int:
     """The ordinal of a session on ``member``'s axis (it must be on it)."""
     t = as_utc(started_at)
-    row = _COUNT_AFTER_SESSION.first(
-        conn, {"t": t, "member": member, "t2": t, "t3": t, "sid": session_id}
-    )
+    row = _COUNT_AFTER_SESSION.first(conn, {"t": t, "member": member, "sid": session_id})
     return now - int(row[0] if row else 0)
 
 
@@ -232,6 +263,7 @@ def counter(
 
 __all__ = [
     "AXIS_KEY",
+    "COUNT_AFTER_SESSION",
     "Anchors",
     "Axis",
     "axis_now",

@@ -14,35 +14,23 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Connection, bindparam, insert, or_, select, update
+from sqlalchemy import Connection, bindparam, func, insert, or_, select, update
 
 from viva_store.clock import as_utc
 from viva_store.errors import InvalidInput
-from viva_store.services.skill_axis import axis_now, position_at, position_of_session
-from viva_store.services.skill_forget import settle
-from viva_store.services.skill_sql import MS, SE, Prepared, day_of, finite
+from viva_store.services.skill_axis import (
+    AXIS_KEY,
+    COUNT_AFTER_SESSION,
+    axis_now,
+    position_at,
+    position_of_session,
+)
+from viva_store.services.skill_forget import may_be_due, settle
+from viva_store.services.skill_refs import ExecutionRef, SessionRef
+from viva_store.services.skill_sql import META, MS, SE, Prepared, day_of, finite
 from viva_store.services.skill_state import COLUMNS, PairState
 from viva_store.skills.params import SkillParams
-from viva_store.skills.weights import WeightEvent, fold
-
-
-@dataclass(frozen=True, slots=True)
-class SessionRef:
-    """A session on the member's axis."""
-
-    id: str
-    started_at: datetime
-
-
-@dataclass(frozen=True, slots=True)
-class ExecutionRef:
-    """A Viva execution of the member (its session may not be imported yet)."""
-
-    id: str
-    member: str
-    started_at: datetime
-    outcome: str | None
-    ended: bool
+from viva_store.skills.weights import WeightEvent, fold, weight_at
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,25 +52,39 @@ _CACHE_ROW = Prepared(
         MS.c.member == bindparam("member"), MS.c.skill == bindparam("skill")
     )
 )
-# `member + ''` steers both engines to the `at` index: a session's uses were all
-# recorded after it started, a short range, where (member, skill, id) would visit
-# every event the skill ever had.
-_CREDITED = Prepared(
+_CACHE_ROW_AND_NOW = Prepared(
+    select(
+        *(MS.c[c] for c in COLUMNS),
+        select(META.c.value).where(META.c.key == bindparam("key")).scalar_subquery(),
+    ).where(MS.c.member == bindparam("member"), MS.c.skill == bindparam("skill"))
+)
+# The events logged before an instant all have ids up to the latest of them: ids follow
+# the clock. Finding that id walks the `at` index once; the credit check then walks only
+# the pair's events logged since, on (member, skill, id) — a few, however long the log.
+_BEFORE = select(SE.c.id).where(SE.c.at < bindparam("since")).order_by(SE.c.at.desc()).limit(1)
+_ID_BEFORE = Prepared(_BEFORE)
+_CREDITED_Q = (
     select(SE.c.id)
     .where(
-        (SE.c.member + "") == bindparam("member"),
+        SE.c.member == bindparam("member"),
         SE.c.skill == bindparam("skill"),
+        SE.c.id > func.coalesce(_BEFORE.scalar_subquery(), 0),
         SE.c.kind == "used",
-        SE.c.at >= bindparam("since"),
         or_(SE.c.session_id == bindparam("sid"), SE.c.execution_id == bindparam("xid")),
     )
     .limit(1)
 )
+_CREDITED = Prepared(_CREDITED_Q)
+# A use in a session on the axis: the credit check and the session's ordinal at once.
+_CHECK_SESSION = Prepared(
+    select(_CREDITED_Q.scalar_subquery(), COUNT_AFTER_SESSION.scalar_subquery())
+)
 _CREDITED_DAY = Prepared(
     select(SE.c.id)
     .where(
-        (SE.c.member + "") == bindparam("member"),
+        SE.c.member == bindparam("member"),
         SE.c.skill == bindparam("skill"),
+        SE.c.id > bindparam("after"),
         SE.c.kind == "used",
         SE.c.at >= bindparam("start"),
         SE.c.at < bindparam("end"),
@@ -108,11 +110,9 @@ EVENT_FIELDS = (
     "reason",
     "basis",
 )
-_INSERT = Prepared(
-    insert(SE)
-    .values({f: bindparam(f, type_=SE.c[f].type) for f in EVENT_FIELDS})
-    .returning(SE.c.id)
-)
+_INSERT_Q = insert(SE).values({f: bindparam(f, type_=SE.c[f].type) for f in EVENT_FIELDS})
+_INSERT = Prepared(_INSERT_Q)  # SQLite: the new id is the cursor's lastrowid
+_INSERT_RETURNING = Prepared(_INSERT_Q.returning(SE.c.id))
 _UPDATE = Prepared(
     update(MS)
     .where(MS.c.member == bindparam("k_member"), MS.c.skill == bindparam("k_skill"))
@@ -125,8 +125,18 @@ _UPDATE = Prepared(
         updated_at=bindparam("updated_at", type_=MS.c.updated_at.type),
     )
 )
-SLACK = timedelta(days=1)
-"""Clock slack allowed between a session's start and the uses recorded for it."""
+SLACK = timedelta(minutes=10)
+"""Clock slack allowed between a session's start and the uses recorded for it (the
+harness's timestamps and Viva's clock are the same machine's, but may be stepped)."""
+DAY = timedelta(days=1)
+
+
+def logged_before(conn: Connection, at: datetime) -> int:
+    """The id of the latest event logged before ``at`` (0: none), a lower bound for the
+    ids of everything logged since (ids follow the clock; a clock set back by more than
+    :data:`SLACK` could hide an earlier use from the check)."""
+    row = _ID_BEFORE.first(conn, {"since": as_utc(at) - SLACK})
+    return 0 if row is None else int(row[0])
 
 
 def cache_row(conn: Connection, member: str, skill: str) -> PairState | None:
@@ -143,7 +153,9 @@ def append_event(conn: Connection, **values: Any) -> int:
     assert isinstance(at, datetime), "an event needs its instant"
     fields["at"] = as_utc(at)
     fields["reason"] = fields["reason"] or ""
-    row = _INSERT.first(conn, fields)
+    if conn.dialect.name == "sqlite":
+        return _INSERT.insert_id(conn, fields)
+    row = _INSERT_RETURNING.first(conn, fields)
     assert row is not None
     return int(row[0])
 
@@ -179,7 +191,14 @@ def already_credited(
     if session is None and execution is None:
         start = as_utc(now).replace(hour=0, minute=0, second=0, microsecond=0)
         row = _CREDITED_DAY.first(
-            conn, {"member": member, "skill": skill, "start": start, "end": start + SLACK}
+            conn,
+            {
+                "member": member,
+                "skill": skill,
+                "after": logged_before(conn, start),
+                "start": start,
+                "end": start + DAY,
+            },
         )
         return None if row is None else int(row[0])
     starts = [as_utc(now)]
@@ -200,6 +219,34 @@ def already_credited(
     return None if row is None else int(row[0])
 
 
+def _check_session(
+    conn: Connection,
+    member: str,
+    skill: str,
+    session: SessionRef,
+    execution: ExecutionRef | None,
+    now: datetime,
+) -> tuple[int | None, int]:
+    """The use already credited for the session (if any), and how many sessions of the
+    member's axis started after it."""
+    starts = [as_utc(now), session.started_at]
+    if execution is not None:
+        starts.append(execution.started_at)
+    row = _CHECK_SESSION.first(
+        conn,
+        {
+            "member": member,
+            "skill": skill,
+            "since": min(starts) - SLACK,
+            "sid": session.id,
+            "xid": execution.id if execution else None,
+            "t": session.started_at,
+        },
+    )
+    assert row is not None
+    return (None if row[0] is None else int(row[0])), int(row[1] or 0)
+
+
 def credit(
     conn: Connection,
     params: SkillParams,
@@ -215,14 +262,12 @@ def credit(
 ) -> Credit:
     """Credit one use of ``skill`` by ``member`` (once per key), folding it into the cache."""
     value = finite(params.value_for(outcome))  # type: ignore[arg-type]
-    state = cache_row(conn, member, skill)
-    now_pos = axis_now(conn, member)
-    if (
-        state is not None
-        and state.status == "active"
-        and not state.native
-        and state.weight(now_pos, day_of(now), params) < params.forget_below
-    ):
+    row = _CACHE_ROW_AND_NOW.first(
+        conn, {"member": member, "skill": skill, "key": AXIS_KEY + member}
+    )
+    state = None if row is None else PairState.from_row(row[:-1])
+    now_pos = int(row[-1]) if row is not None and row[-1] is not None else axis_now(conn, member)
+    if state is not None and may_be_due(state, now_pos, day_of(now), params):
         # It may be due to be forgotten: that is settled before the use is taken, so
         # whether a use counts never depends on whether someone read the set in between.
         settle(conn, params, now, member)
@@ -234,11 +279,16 @@ def credit(
         )
     sid = session.id if session else None
     xid = execution.id if execution else None
-    found = already_credited(conn, member, skill, session, execution, now)
+    if session is not None:
+        found, after = _check_session(conn, member, skill, session, execution, now)
+        pos, tau = now_pos - after, session.started_at
+    else:
+        found = already_credited(conn, member, skill, None, execution, now)
     if found is not None:
         weight = state.weight(now_pos, day_of(now), params)
         return Credit(member, skill, False, found, value, weight, sid, xid)
-    pos, tau = locate(conn, member, now_pos, session, execution, now)
+    if session is None:
+        pos, tau = locate(conn, member, now_pos, None, execution, now)
     day = day_of(tau)
     event_id = append_event(
         conn,
@@ -265,22 +315,27 @@ def credit(
     last_used = state.last_used_at
     if value > 0 and (last_used is None or tau > last_used):
         last_used = tau
-    new = PairState(
-        **{**state.with_weight(folded).values(), "uses": state.uses + 1, "last_used_at": last_used}
-    )
     _UPDATE.run(
         conn,
         {
             "k_member": member,
             "k_skill": skill,
-            "w_ref": new.w_ref,
-            "a_ref": new.a_ref,
-            "last_seq": new.last_seq,
-            "uses": new.uses,
-            "last_used_at": new.last_used_at,
+            "w_ref": finite(folded.w_ref),
+            "a_ref": finite(folded.a_ref),
+            "last_seq": folded.last_seq,
+            "uses": state.uses + 1,
+            "last_used_at": last_used,
             "updated_at": as_utc(now),
         },
     )
+    a_now = now_pos if state.track == "session" else day_of(now)
     return Credit(
-        member, skill, True, event_id, value, new.weight(now_pos, day_of(now), params), sid, xid
+        member,
+        skill,
+        True,
+        event_id,
+        value,
+        weight_at(folded, a_now, state.track, params),
+        sid,
+        xid,
     )

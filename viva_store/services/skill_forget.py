@@ -53,6 +53,22 @@ class Settled:
         return self.now_pos - self.states[skill].entered_pos < params.protect_sessions
 
 
+def may_be_due(state: PairState, now_pos: int, now_day: float, params: SkillParams) -> bool:
+    """Whether the low-weight rule could forget this skill now (a cheap necessary test).
+
+    Its weight is below the threshold, its protection has lapsed, and it has been in the
+    set at least the idle threshold (idleness is counted from the entry at the earliest).
+    """
+    if state.status != "active" or state.native:
+        return False
+    if now_pos - state.entered_pos < params.protect_sessions:
+        return False
+    since = now_pos - state.entered_pos if state.track == "session" else now_day - state.entered_day
+    if since < params.idle_threshold(state.track):
+        return False
+    return state.weight(now_pos, now_day, params) < params.forget_below
+
+
 def created_at(conn: Connection) -> datetime | None:
     """When the store was created (starts the trial month)."""
     value = conn.execute(select(META.c.value).where(META.c.key == "created_at")).scalar()

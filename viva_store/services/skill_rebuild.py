@@ -21,11 +21,10 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, and_, case, delete, func, insert, or_, select
+from sqlalchemy import Connection, and_, case, delete, func, insert, select
 
 from viva_store.clock import as_utc
 from viva_store.services.skill_axis import (
@@ -38,11 +37,11 @@ from viva_store.services.skill_axis import (
     save_count,
     tau,
 )
+from viva_store.services.skill_pair import load_pair_events, members_natives
 from viva_store.services.skill_sql import (
     ENTER_KINDS,
     MS,
     SE,
-    STATUS_KINDS,
     WEIGHT_KINDS,
     A,
     M,
@@ -51,34 +50,12 @@ from viva_store.services.skill_sql import (
     day_of,
     to_datetime,
 )
-from viva_store.services.skill_state import WEIGHT_KIND, PairState, PlacedEvent, state_from_events
+from viva_store.services.skill_state import PairState, state_from_events
 from viva_store.skills.params import SkillParams, Track
 
 LN2 = math.log(2.0)
 CONTROL_KINDS = (*ENTER_KINDS, "revalued", "track_changed", "forgotten")
 Key = tuple[str, str]
-
-
-@dataclass(slots=True)
-class _Pair:
-    """What the filtered scan says about one pair."""
-
-    enters: list[Any] = field(default_factory=list)
-    loose_uses: list[Any] = field(default_factory=list)  # uses tied to no session
-    revalues: int = 0
-    track: Track = "session"
-    status: str | None = None
-
-
-def members_natives(conn: Connection, members: Iterable[str]) -> dict[str, set[str]]:
-    """Each member's native skills (from its ``soul.md``, as loaded)."""
-    out: dict[str, set[str]] = {}
-    for part in chunks(sorted(set(members))):
-        for name, natives in conn.execute(
-            select(M.c.name, M.c.native_skills).where(M.c.name.in_(part))
-        ):
-            out[name] = set(natives or ())
-    return out
 
 
 def _member_filter(column: Any, members: list[str] | None) -> list[Any]:
@@ -88,46 +65,16 @@ def _member_filter(column: Any, members: list[str] | None) -> list[Any]:
     return [] if members is None else [(column + "").in_(members)]
 
 
-def _control(conn: Connection, members: list[str] | None) -> dict[Key, _Pair]:
-    pairs: dict[Key, _Pair] = defaultdict(_Pair)
-    rows = conn.execute(
-        select(
-            SE.c.id,
-            SE.c.member,
-            SE.c.skill,
-            SE.c.kind,
-            SE.c.value,
-            SE.c.session_id,
-            SE.c.execution_id,
-            SE.c.track,
-            SE.c.day,
-            SE.c.at,
-        )
-        .where(
-            or_(SE.c.kind.in_(CONTROL_KINDS), and_(SE.c.kind == "used", SE.c.session_id.is_(None))),
-            *_member_filter(SE.c.member, members),
-        )
-        .order_by(SE.c.id)
-    )
-    for row in rows:
-        pair = pairs[(row.member, row.skill)]
-        if row.kind in ENTER_KINDS:
-            pair.enters.append(row)
-        elif row.kind == "used":
-            pair.loose_uses.append(row)
-        elif row.kind == "revalued":
-            pair.revalues += 1
-        elif row.kind == "track_changed" and row.track in ("session", "time"):
-            pair.track = row.track
-        if row.kind in STATUS_KINDS:
-            pair.status = "forgotten" if row.kind == "forgotten" else "active"
-    return pairs
-
-
-def _aggregate(
-    conn: Connection, members: list[str] | None, params: SkillParams, ref_day: float, days: bool
+def _scan(
+    conn: Connection, members: list[str] | None, params: SkillParams, ref_day: float
 ) -> dict[Key, Any]:
-    """Per pair, the uses tied to a session: the closed form at the reference points."""
+    """One pass over the weight events (and tracks, forgets), grouped per pair.
+
+    Uses in a session on the member's axis are summed in the closed form at the reference
+    points — the member's session count (``w_s``) and ``ref_day`` (``w_d``) — through a
+    join with the axis (a window over the member's sessions); everything else is counted
+    and located (latest entry, latest track change) for the few lookups that follow.
+    """
     axis_q = (
         select(
             A.c.member,
@@ -140,45 +87,96 @@ def _aggregate(
         )
         .join_from(A, S, S.c.id == A.c.session_id)
         .where(*on_axis())
-    )  # type: ignore[arg-type]
+    )
     if members is not None:
         axis_q = axis_q.where(A.c.member.in_(members))
     axis = axis_q.cte("axis")
     k_s = LN2 / params.half_life_sessions
-    columns: list[Any] = [
-        SE.c.member,
-        SE.c.skill,
-        func.count().label("n_used"),
-        func.count(axis.c.sid).label("n_axis"),
-        func.sum(SE.c.value * func.exp((axis.c.ord - axis.c.n) * k_s)).label("w_s"),
-        func.max(axis.c.ord).label("max_ord"),
-        func.min(SE.c.id).label("min_id"),
-        func.max(SE.c.id).label("max_id"),
-        func.max(case((SE.c.value > 0, axis.c.started_at))).label("last_tau"),
-    ]
-    if days:
-        k_d = LN2 / params.half_life_days
-        columns += [
-            func.sum(SE.c.value * func.exp((SE.c.day - ref_day) * k_d)).label("w_d"),
-            func.max(SE.c.day).label("max_day"),
-        ]
+    k_d = LN2 / params.half_life_days
+    used = SE.c.kind == "used"
+    on = axis.c.sid.is_not(None)
+
+    def when(cond: Any, value: Any) -> Any:
+        return case((cond, value))
+
+    # Grouping by expressions keeps SQLite from walking (member, skill, id) and fetching
+    # every event by rowid, several times slower than a scan and a sort.
+    member = (SE.c.member + "").label("member")
+    skill = (SE.c.skill + "").label("skill")
     query = (
-        select(*columns)
+        select(
+            member,
+            skill,
+            func.count(when(used, 1)).label("n_used"),
+            func.count(when(and_(used, SE.c.session_id.is_not(None)), 1)).label("n_tied"),
+            func.count(axis.c.sid).label("n_axis"),
+            func.count(when(and_(used, SE.c.session_id.is_(None)), 1)).label("n_loose"),
+            func.sum(SE.c.value * func.exp((axis.c.ord - axis.c.n) * k_s)).label("w_s"),
+            func.sum(when(on, SE.c.value * func.exp((SE.c.day - ref_day) * k_d))).label("w_d"),
+            func.max(axis.c.ord).label("max_ord"),
+            func.max(when(on, SE.c.day)).label("max_day"),
+            func.min(when(used, SE.c.id)).label("min_used"),
+            func.max(when(used, SE.c.id)).label("max_used"),
+            func.max(case((and_(on, SE.c.value > 0), axis.c.started_at))).label("last_tau"),
+            func.count(when(SE.c.kind.in_(ENTER_KINDS), 1)).label("n_enter"),
+            func.max(when(SE.c.kind.in_(ENTER_KINDS), SE.c.id)).label("enter_id"),
+            func.max(when(SE.c.kind == "forgotten", SE.c.id)).label("forgot_id"),
+            func.max(when(SE.c.kind == "track_changed", SE.c.id)).label("track_id"),
+            func.count(when(SE.c.kind == "revalued", 1)).label("n_revalued"),
+        )
         .select_from(
-            SE.outerjoin(axis, and_(axis.c.sid == SE.c.session_id, axis.c.member == SE.c.member))
+            SE.outerjoin(
+                axis,
+                and_(axis.c.sid == SE.c.session_id, axis.c.member == SE.c.member, used),
+            )
         )
         .where(
-            SE.c.kind == "used", SE.c.session_id.is_not(None), *_member_filter(SE.c.member, members)
+            SE.c.kind.in_((*WEIGHT_KINDS, "track_changed", "forgotten")),
+            *_member_filter(SE.c.member, members),
         )
-        .group_by(SE.c.member, SE.c.skill)
+        .group_by(member, skill)
     )
     return {(r.member, r.skill): r for r in conn.execute(query)}
 
 
+def _rows_by_id(conn: Connection, ids: Iterable[int]) -> dict[int, Any]:
+    out: dict[int, Any] = {}
+    for part in chunks(sorted(set(ids))):
+        for row in conn.execute(select(SE).where(SE.c.id.in_(part))):
+            out[int(row.id)] = row
+    return out
+
+
+def _loose_uses(conn: Connection, keys: list[Key]) -> dict[Key, list[Any]]:
+    """The uses tied to no session of these pairs, in log order."""
+    out: dict[Key, list[Any]] = defaultdict(list)
+    for member, skill in keys:
+        rows = conn.execute(
+            select(SE)
+            .where(
+                SE.c.member == member,
+                SE.c.skill == skill,
+                SE.c.kind == "used",
+                SE.c.session_id.is_(None),
+            )
+            .order_by(SE.c.id)
+        )
+        out[(member, skill)] = list(rows)
+    return out
+
+
 def compute_states(
-    conn: Connection, params: SkillParams, now: datetime, members: Iterable[str] | None = None
+    conn: Connection,
+    params: SkillParams,
+    now: datetime,
+    members: Iterable[str] | None = None,
+    stats: dict[str, int] | None = None,
 ) -> tuple[dict[Key, PairState], dict[str, Axis]]:
-    """Every pair's state derived from the log, and the axes used (members: all if None)."""
+    """Every pair's state derived from the log, and the axes used (members: all if None).
+
+    ``stats``, when given, receives how many pairs took the aggregate ("fast") and the
+    per-pair ("slow") path.
+    """
     names = (
         sorted(set(members))
         if members is not None
@@ -187,182 +185,132 @@ def compute_states(
     chosen = None if members is None else names
     axes = load_axes(conn, names)
     natives = members_natives(conn, names)
-    control = _control(conn, chosen)
     ref_day = math.floor(day_of(now))
-    days = any(p.track == "time" for p in control.values())
-    agg = _aggregate(conn, chosen, params, ref_day, days)
+    groups = {k: g for k, g in _scan(conn, chosen, params, ref_day).items() if k[0] in axes}
+    rows = _rows_by_id(
+        conn,
+        [g.enter_id for g in groups.values() if g.enter_id is not None]
+        + [g.track_id for g in groups.values() if g.track_id is not None],
+    )
+    fast: list[Key] = []
+    slow: list[Key] = []
+    for key, g in groups.items():
+        if g.enter_id is None:
+            continue  # never in the set (reads, projections only)
+        simple = (
+            g.n_enter == 1
+            and g.n_revalued == 0
+            and g.n_tied == g.n_axis
+            and (g.min_used is None or g.min_used > g.enter_id)
+        )
+        (fast if simple else slow).append(key)
+    loose = _loose_uses(conn, [k for k in fast if groups[k].n_loose])
     anchors = load_anchors(
         conn,
         (),
-        [
-            r.execution_id
-            for p in control.values()
-            for r in (*p.enters, *p.loose_uses)
-            if r.execution_id
+        [r.execution_id for rs in loose.values() for r in rs if r.execution_id]
+        + [
+            rows[groups[k].enter_id].execution_id
+            for k in fast
+            if rows[groups[k].enter_id].execution_id
         ],
     )
     states: dict[Key, PairState] = {}
-    slow: list[tuple[Key, _Pair]] = []
-    for key, pair in control.items():
-        if key[0] not in axes or not pair.enters:
-            continue
-        row = agg.get(key)
-        epoch = pair.enters[-1].id
-        simple = (
-            len(pair.enters) == 1
-            and pair.revalues == 0
-            and (row is None or (row.n_used == row.n_axis and row.min_id > epoch))
-            and all(u.id > epoch for u in pair.loose_uses)
-        )
-        if not simple:
-            slow.append((key, pair))
-            continue
+    for key in fast:
+        g = groups[key]
+        track = _track(rows, g.track_id)
+        status = "forgotten" if (g.forgot_id or 0) > g.enter_id else "active"
         native = key[1] in natives.get(key[0], set())
-        states[key] = _fast(key, pair, row, axes[key[0]], anchors, params, ref_day, native)
-    for key, pair in slow:
+        states[key] = _fast(
+            key,
+            g,
+            rows[g.enter_id],
+            loose.get(key, []),
+            track,
+            status,
+            axes[key[0]],
+            anchors,
+            params,
+            ref_day,
+            native,
+        )
+    if stats is not None:
+        stats["fast"], stats["slow"] = len(fast), len(slow)
+    for key in slow:
         member, skill = key
+        g = groups[key]
         events = load_pair_events(conn, member, skill, axes[member])
-        state = state_from_events(
+        rebuilt = state_from_events(
             member,
             skill,
             events,
-            pair.track,
-            pair.status or "active",
+            _track(rows, g.track_id),
+            "forgotten" if (g.forgot_id or 0) > g.enter_id else "active",
             skill in natives.get(member, set()),
             params,
         )
-        if state is not None:
-            states[key] = state
+        if rebuilt is not None:
+            states[key] = rebuilt
     return states, axes
+
+
+def _track(rows: dict[int, Any], track_id: int | None) -> Track:
+    if track_id is None:
+        return "session"
+    track = rows[track_id].track
+    return "time" if track == "time" else "session"
 
 
 def _fast(
     key: Key,
-    pair: _Pair,
-    row: Any,
+    g: Any,
+    enter: Any,
+    loose_uses: list[Any],
+    track: Track,
+    status: str,
     axis: Axis,
     anchors: Anchors,
     params: SkillParams,
     ref_day: float,
     native: bool,
 ) -> PairState:
-    enter = pair.enters[-1]
     enter_pos = float(place(axis, anchors, None, enter.execution_id, as_utc(enter.at)))
-    track = pair.track
     if track == "session":
         ref, h = float(axis.now), params.half_life_sessions
-        total = float(row.w_s or 0.0) if row is not None else 0.0
-        furthest = float(row.max_ord) if row is not None and row.max_ord is not None else -math.inf
+        total = float(g.w_s or 0.0)
+        furthest = float(g.max_ord) if g.max_ord is not None else -math.inf
         own = enter_pos
     else:
         ref, h = float(ref_day), params.half_life_days
-        total = float(row.w_d or 0.0) if row is not None else 0.0
-        furthest = float(row.max_day) if row is not None and row.max_day is not None else -math.inf
+        total = float(g.w_d or 0.0)
+        furthest = float(g.max_day) if g.max_day is not None else -math.inf
         own = float(enter.day)
     total += float(enter.value) * math.exp2((own - ref) / h)
     furthest = max(furthest, own)
-    last_tau = to_datetime(row.last_tau) if row is not None else None
-    last_seq = max(int(enter.id), int(row.max_id) if row is not None else 0)
-    for use in pair.loose_uses:
+    last_tau = to_datetime(g.last_tau)
+    for use in loose_uses:
         pos = float(place(axis, anchors, None, use.execution_id, as_utc(use.at)))
         a = pos if track == "session" else float(use.day)
         total += float(use.value) * math.exp2((a - ref) / h)
         furthest = max(furthest, a)
-        last_seq = max(last_seq, int(use.id))
         if float(use.value) > 0:
             t = tau(anchors, None, use.execution_id, as_utc(use.at))
             last_tau = t if last_tau is None or t > last_tau else last_tau
-    w_ref = total * math.exp2((ref - furthest) / h)
-    n_uses = (int(row.n_used) if row is not None else 0) + len(pair.loose_uses)
     return PairState(
         member=key[0],
         skill=key[1],
         track=track,
-        status=pair.status or "active",
+        status=status,
         native=native,
-        w_ref=w_ref,
+        w_ref=total * math.exp2((ref - furthest) / h),
         a_ref=furthest,
         epoch_seq=int(enter.id),
-        last_seq=last_seq,
-        uses=n_uses,
+        last_seq=max(int(enter.id), int(g.max_used or 0)),
+        uses=int(g.n_used),
         entered_pos=enter_pos,
         entered_day=float(enter.day),
         last_used_at=last_tau,
     )
-
-
-def load_pair_events(conn: Connection, member: str, skill: str, axis: Axis) -> list[PlacedEvent]:
-    """One pair's weight events, placed on the member's current axis."""
-    rows = list(
-        conn.execute(
-            select(
-                SE.c.id,
-                SE.c.kind,
-                SE.c.value,
-                SE.c.session_id,
-                SE.c.execution_id,
-                SE.c.target_id,
-                SE.c.day,
-                SE.c.at,
-            )
-            .where(SE.c.member == member, SE.c.skill == skill, SE.c.kind.in_(WEIGHT_KINDS))
-            .order_by(SE.c.id)
-        )
-    )
-    anchors = load_anchors(
-        conn,
-        [r.session_id for r in rows if r.session_id],
-        [r.execution_id for r in rows if r.execution_id],
-    )
-    return [
-        PlacedEvent(
-            seq=int(r.id),
-            kind=WEIGHT_KIND[r.kind],
-            value=float(r.value or 0.0),
-            session_pos=float(place(axis, anchors, r.session_id, r.execution_id, as_utc(r.at))),
-            day=float(r.day),
-            tau=tau(anchors, r.session_id, r.execution_id, as_utc(r.at)),
-            target_seq=r.target_id,
-        )
-        for r in rows
-    ]
-
-
-def pair_facts(conn: Connection, member: str, skill: str) -> tuple[Track, str | None]:
-    """A pair's track and status (active / forgotten / None: never in the set), from the log."""
-    track: Track = "session"
-    status: str | None = None
-    rows = conn.execute(
-        select(SE.c.kind, SE.c.track)
-        .where(
-            SE.c.member == member,
-            SE.c.skill == skill,
-            SE.c.kind.in_((*STATUS_KINDS, "track_changed")),
-        )
-        .order_by(SE.c.id)
-    )
-    for kind, new_track in rows:
-        if kind == "track_changed" and new_track in ("session", "time"):
-            track = new_track
-        elif kind in STATUS_KINDS:
-            status = "forgotten" if kind == "forgotten" else "active"
-    return track, status
-
-
-def rebuild_pair(
-    conn: Connection, params: SkillParams, member: str, skill: str, axis: Axis, now: datetime
-) -> PairState | None:
-    """Rebuild one pair from its events and store it in the cache."""
-    track, status = pair_facts(conn, member, skill)
-    natives = members_natives(conn, [member]).get(member, set())
-    events = load_pair_events(conn, member, skill, axis)
-    state = state_from_events(
-        member, skill, events, track, status or "active", skill in natives, params
-    )
-    conn.execute(delete(MS).where(MS.c.member == member, MS.c.skill == skill))
-    if state is not None:
-        conn.execute(insert(MS).values(**state.values(), updated_at=now))
-    return state
 
 
 def write_states(
@@ -390,19 +338,3 @@ def rebuild_members(
     states, axes = compute_states(conn, params, now, members)
     write_states(conn, axes.keys(), states, axes, now)
     return states
-
-
-def read_cache(conn: Connection, members: Iterable[str] | None = None) -> dict[Key, PairState]:
-    """The cached states (for comparison with a rebuild, and for readers)."""
-    query = select(MS)
-    if members is not None:
-        query = query.where(MS.c.member.in_(sorted(set(members))))
-    return {(r.member, r.skill): PairState.from_row(r) for r in conn.execute(query)}
-
-
-def same_state(a: PairState, b: PairState, rel: float = 1e-9) -> bool:
-    """Equal up to floating-point rounding of the weights (everything else exactly)."""
-    close = math.isclose(a.w_ref, b.w_ref, rel_tol=rel, abs_tol=1e-12) and math.isclose(
-        a.a_ref, b.a_ref, rel_tol=rel, abs_tol=1e-9
-    )
-    return close and replace(a, w_ref=0.0, a_ref=0.0) == replace(b, w_ref=0.0, a_ref=0.0)

@@ -171,6 +171,14 @@ class Prepared:
         finally:
             cursor.close()
 
+    def insert_id(self, conn: Connection, params: Mapping[str, Any]) -> int:
+        """Execute an INSERT; the new row's id from the cursor (SQLite)."""
+        cursor = self._execute(conn, params)
+        try:
+            return int(cursor.lastrowid)
+        finally:
+            cursor.close()
+
     def run(self, conn: Connection, params: Mapping[str, Any]) -> int:
         """Execute a statement without results; returns the row count."""
         cursor = self._execute(conn, params)

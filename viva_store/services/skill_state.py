@@ -114,7 +114,38 @@ class PairState:
     @classmethod
     def from_row(cls, row: Any) -> PairState:
         """From a ``member_skill`` row (Core row or DBAPI tuple in column order)."""
-        m = row._mapping if hasattr(row, "_mapping") else dict(zip(COLUMNS, row, strict=True))
+        if isinstance(row, tuple) and not hasattr(row, "_mapping"):
+            (
+                member,
+                skill,
+                track,
+                status,
+                native,
+                w_ref,
+                a_ref,
+                epoch,
+                last,
+                uses,
+                pos,
+                day,
+                used,
+            ) = row
+            return cls(
+                member,
+                skill,
+                track,
+                status,
+                bool(native),
+                float(w_ref),
+                float(a_ref),
+                None if epoch is None else int(epoch),
+                None if last is None else int(last),
+                int(uses),
+                float(pos),
+                float(day),
+                to_datetime(used),
+            )
+        m = row._mapping
         return cls(
             member=m["member"],
             skill=m["skill"],

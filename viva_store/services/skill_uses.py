@@ -19,88 +19,51 @@
 
 from __future__ import annotations
 
-from typing import Any
+from sqlalchemy import Connection, select
 
-from sqlalchemy import Connection, and_, select
-
-from viva_store.access import Actor, require_owner, require_self_or_owner
-from viva_store.clock import as_utc
+from viva_store.access import require_owner, require_self_or_owner
 from viva_store.errors import InvalidInput, NotFound
 from viva_store.records import SkillRecord
 from viva_store.services.library import get_skill
 from viva_store.services.registry import reader
 from viva_store.services.sessions import resolve_ids
-from viva_store.services.skill_axis import axis_now, load_axes, on_axis
+from viva_store.services.skill_axis import axis_now, load_axes
 from viva_store.services.skill_credit import (
-    SLACK,
     Credit,
-    ExecutionRef,
-    SessionRef,
     append_event,
     cache_row,
     credit,
     locate,
 )
-from viva_store.services.skill_forget import settle
-from viva_store.services.skill_rebuild import rebuild_members, rebuild_pair
+from viva_store.services.skill_derive import after_attribution, credit_execution, derive_uses
+from viva_store.services.skill_pair import rebuild_pair
+from viva_store.services.skill_refs import (
+    ExecutionRef,
+    SessionRef,
+    execution_of,
+    session_of_execution,
+    session_ref,
+)
 from viva_store.services.skill_sql import (
-    MSG,
     SE,
-    SK,
     VIVA,
-    A,
     C,
-    E,
-    S,
     actor_name,
     day_of,
     skill_params,
 )
-from viva_store.services.skill_transcript import skills_read
 from viva_store.store import Context
 
 OUTCOMES = ("success", "failure", "corrected")
-
-
-def _session(conn: Connection, member: str, session_id: str) -> SessionRef | None:
-    row = conn.execute(
-        select(S.c.id, S.c.started_at)
-        .join_from(S, A, A.c.session_id == S.c.id)
-        .where(S.c.id == session_id, A.c.member == member, *on_axis())
-    ).first()
-    return None if row is None else SessionRef(row.id, as_utc(row.started_at))
-
-
-def _execution(row: Any) -> ExecutionRef:
-    return ExecutionRef(
-        row.id, row.member, as_utc(row.started_at), row.outcome, row.ended_at is not None
-    )
-
-
-def execution_of(conn: Connection, actor: Actor, execution_id: str | None) -> ExecutionRef | None:
-    """The execution a member acts in: the one its grant was minted for, else the id given."""
-    if actor.is_owner:
-        return None
-    row = None
-    if actor.grant_id is not None:
-        row = conn.execute(
-            select(E).where(E.c.grant_id == actor.grant_id).order_by(E.c.started_at.desc())
-        ).first()
-    if row is None and execution_id:
-        row = conn.execute(
-            select(E).where(E.c.id == execution_id, E.c.member == actor.member)
-        ).first()
-    return None if row is None else _execution(row)
-
-
-def session_of_execution(conn: Connection, member: str, execution_id: str) -> SessionRef | None:
-    """The session an execution's record attributed, if it is on the member's axis."""
-    sid = conn.execute(
-        select(C.c.session_id)
-        .where(C.c.execution_id == execution_id, C.c.action == "execution")
-        .order_by(C.c.id.desc())
-    ).scalar()
-    return None if sid is None else _session(conn, member, sid)
+__all__ = [
+    "OUTCOMES",
+    "after_attribution",
+    "correct_use",
+    "credit_execution",
+    "derive_uses",
+    "read_skill",
+    "record_use",
+]
 
 
 def record_use(
@@ -125,7 +88,7 @@ def record_use(
         execution: ExecutionRef | None = None
         if session is not None:
             sid = resolve_ids(conn, ctx, session)
-            sess = _session(conn, member, sid)
+            sess = session_ref(conn, member, sid)
             if sess is None:
                 raise InvalidInput(f"session {sid} is not one of {member}'s sessions")
         else:
@@ -271,145 +234,3 @@ def read_skill(ctx: Context, name: str, execution_id: str | None = None) -> Skil
 
     ctx.store.write(work)
     return skill
-
-
-def derive_uses(conn: Connection, ctx: Context, session_id: str) -> list[str]:
-    """Credit the uses a recovered session launched by Viva shows (once per skill).
-
-    The session must be attributed by an execution record that has ended with an outcome;
-    the skills read in its transcript (and its sub-agents'), and those read live with
-    ``viva skill show`` during the execution, each get one use valued by the outcome.
-    Skills not in the member's set get a ``read`` event instead. Idempotent.
-    """
-    params = skill_params(ctx.store.config.section("skills"))
-    now = ctx.store.now()
-    xid = conn.execute(
-        select(C.c.execution_id)
-        .where(C.c.session_id == session_id, C.c.action == "execution")
-        .order_by(C.c.id.desc())
-    ).scalar()
-    row = conn.execute(select(E).where(E.c.id == xid)).first() if xid else None
-    if row is None or row.ended_at is None or row.outcome not in ("success", "failure"):
-        return []
-    execution = _execution(row)
-    sess = _session(conn, execution.member, session_id)
-    if sess is None:
-        return []
-    native = conn.execute(select(S.c.harness, S.c.native_id).where(S.c.id == session_id)).one()
-    children = select(S.c.id).where(
-        and_(S.c.harness == native.harness, S.c.parent_native_id == native.native_id)
-    )
-    calls = conn.execute(
-        select(MSG.c.seq, MSG.c.tool, MSG.c.tool_input)
-        .where(
-            (MSG.c.session_id == session_id) | MSG.c.session_id.in_(children),
-            MSG.c.tool.is_not(None),
-        )
-        .order_by(MSG.c.session_id, MSG.c.seq)
-    )
-    settle(conn, params, now, execution.member)  # what is due is forgotten first
-    library = set(conn.execute(select(SK.c.name)).scalars())
-    found = skills_read(((r.seq, r.tool, r.tool_input) for r in calls), library)
-    live: dict[str, list[int]] = {}
-    for event_id, skill in conn.execute(
-        select(SE.c.id, SE.c.skill).where(
-            (SE.c.member + "") == execution.member,
-            SE.c.kind == "read",
-            SE.c.execution_id == execution.id,
-            SE.c.at >= execution.started_at - SLACK,
-        )
-    ):
-        live.setdefault(skill, []).append(int(event_id))
-    credited: list[str] = []
-    for skill in sorted(set(found) | set(live)):
-        basis = {"messages": found.get(skill, []), "reads": live.get(skill, [])}
-        state = cache_row(conn, execution.member, skill)
-        if state is not None and state.status == "active":
-            done = credit(
-                conn,
-                params,
-                now,
-                execution.member,
-                skill,
-                execution.outcome or "failure",
-                sess,
-                execution,
-                VIVA,
-                "read in the recovered transcript",
-                basis,
-            )
-            if done.credited:
-                credited.append(skill)
-        elif skill in found and not _read_logged(conn, execution.member, skill, sess):
-            append_event(
-                conn,
-                member=execution.member,
-                skill=skill,
-                kind="read",
-                session_id=sess.id,
-                execution_id=execution.id,
-                session_pos=float(axis_now(conn, execution.member)),
-                day=day_of(sess.started_at),
-                at=now,
-                actor=VIVA,
-                reason="read in the recovered transcript (not in the set)",
-                basis=basis,
-            )
-    return credited
-
-
-def _read_logged(conn: Connection, member: str, skill: str, sess: SessionRef) -> bool:
-    return (
-        conn.execute(
-            select(SE.c.id)
-            .where(
-                (SE.c.member + "") == member,
-                SE.c.skill == skill,
-                SE.c.kind == "read",
-                SE.c.session_id == sess.id,
-                SE.c.at >= sess.started_at - SLACK,
-            )
-            .limit(1)
-        ).first()
-        is not None
-    )
-
-
-def after_attribution(
-    conn: Connection, ctx: Context, changed: set[str], session_ids: set[str] | None = None
-) -> None:
-    """Inside an attribution change's transaction: rebuild the members whose session axis
-    moved, then credit the uses of newly recovered sessions that Viva launched."""
-    params = skill_params(ctx.store.config.section("skills"))
-    if changed:
-        rebuild_members(conn, params, ctx.store.now(), changed)
-    if session_ids:
-        by_execution = conn.execute(
-            select(A.c.session_id).where(
-                A.c.session_id.in_(sorted(session_ids)), A.c.source == "execution"
-            )
-        ).scalars()
-        for sid in sorted(by_execution):
-            derive_uses(conn, ctx, sid)
-
-
-def credit_execution(ctx: Context, execution_id: str) -> list[str]:
-    """Owner: credit the uses of an ended execution whose session is already recovered.
-
-    ``viva launch`` calls this after recording the end, for a session the importer saw
-    before the execution ended. Idempotent.
-    """
-    require_owner(ctx.actor, "credit an execution's skill uses")
-
-    def work(conn: Connection) -> list[str]:
-        sids = conn.execute(
-            select(C.c.session_id).where(
-                C.c.execution_id == execution_id, C.c.action == "execution"
-            )
-        ).scalars()
-        out: list[str] = []
-        for sid in sorted(set(sids)):
-            out += derive_uses(conn, ctx, sid)
-        return out
-
-    return ctx.store.write(work)

@@ -1,0 +1,415 @@
+"""Skill weights: rebuild, a single use, projection — each beside its floor, in one run.
+
+Issue 5's targets, on one store built here (5 members × 200 skills, a 200-skill library):
+
+* rebuilding the weights of 1,000,000 skill events within 1.5× a plain SQL aggregate over
+  the same table (floor: ``SELECT member, skill, count(*), sum(value) FROM skill_event
+  GROUP BY member, skill``, as the engine plans it, and forced to a full scan on SQLite);
+* a single committed use ≤ 110 µs (the service's transaction: the credit check, the
+  position on the axis, the event, the O(1) fold into the cache; floor: an empty
+  committed write transaction, and one bare INSERT in one);
+* a projection over a 200-skill library ≤ 50 ms (forgetting settled, BM25, the picks
+  logged, principles; floor: BM25 alone).
+
+The log is a plausible mix: per session of a member, 6 ``projected``, 2 ``read`` and 2
+``used`` events (uses tied to the session, 85 % successes), plus each member's 200
+entries, a few uses outside any session, owner corrections and track changes (those
+pairs take the rebuild's per-pair path). ``--mix uses`` makes every event a use (the
+worst case for a rebuild, which only reads weight events). Figures are medians of
+``--repeats``.
+
+    python benchmarks/bench_skills.py [--events 1000000] [--repeats 5] [--db-url URL]
+                                      [--mix plausible|uses]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import statistics
+import tempfile
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import func, insert, select, text, update
+
+from viva_store.access import OWNER
+from viva_store.config import Config
+from viva_store.services.library import import_skills
+from viva_store.services.members import load_team
+from viva_store.services.skill_credit import SessionRef, credit
+from viva_store.services.skill_project import project
+from viva_store.services.skill_rebuild import compute_states, rebuild_members
+from viva_store.services.skill_sql import META, SE, SK, S, day_of, skill_params
+from viva_store.services.skill_uses import record_use
+from viva_store.services.skillset import list_skills
+from viva_store.services.triage import classify
+from viva_store.skills.rank import Doc, bm25
+from viva_store.store import Context, Store
+
+MEMBERS = ("samuel", "deven", "alice", "oliver", "victor")
+START = datetime(2024, 1, 1, tzinfo=UTC)
+WORDS = [
+    "test",
+    "flaky",
+    "sqlite",
+    "postgres",
+    "migration",
+    "review",
+    "refactor",
+    "release",
+    "deploy",
+    "incident",
+    "log",
+    "trading",
+    "backtest",
+    "risk",
+    "market",
+    "data",
+    "plan",
+    "issue",
+    "principle",
+    "snapshot",
+    "tui",
+    "cli",
+    "profile",
+    "redaction",
+    "secret",
+    "audit",
+    "handoff",
+    "session",
+    "weekly",
+    "coordinator",
+    "python",
+    "typing",
+    "async",
+]
+TASKS = (
+    "fix the flaky test in the sqlite migration",
+    "review the release checklist before deploy",
+    "investigate the incident from the logs",
+    "backtest the new risk model on market data",
+    "plan the weekly issues for the coordinator",
+    "profile the cli startup and the tui snapshot tests",
+    "audit the redaction of secrets in session logs",
+    "refactor the python typing of the async store",
+)
+TOKENS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens")
+
+
+def median_of(repeats: int, work: Callable[[], Any]) -> float:
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        work()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def library(ctx: Context, folder: Path, total: int) -> list[str]:
+    """Fill the team library up to ``total`` skills with generated ones."""
+    rng = random.Random(7)
+    have = ctx.store.read(lambda c: c.execute(select(func.count()).select_from(SK)).scalar_one())
+    for k in range(total - int(have)):
+        name = f"bench-skill-{k:03d}"
+        words = rng.sample(WORDS, 6)
+        (folder / name).mkdir(parents=True)
+        (folder / name / "SKILL.md").write_text(
+            f"---\nname: {name}\ndescription: How to {' '.join(words)}.\n"
+            f"tags: [{rng.choice(WORDS)}, {rng.choice(WORDS)}]\n---\nSteps.\n"
+        )
+    assert not import_skills(ctx, folder).errors
+    return sorted(ctx.store.read(lambda c: list(c.execute(select(SK.c.name)).scalars())))
+
+
+def _insert_rows(conn: Any, rows: list[dict[str, Any]]) -> None:
+    conn.execute(insert(S), rows)
+
+
+def sessions(ctx: Context, per_member: int) -> dict[str, list[tuple[str, datetime]]]:
+    """``per_member`` sessions for each member, one every 20 minutes, filed by triage."""
+    out: dict[str, list[tuple[str, datetime]]] = {}
+    for m, member in enumerate(MEMBERS):
+        rows: list[dict[str, Any]] = []
+        for k in range(per_member):
+            at = START + timedelta(minutes=20 * k, seconds=m)
+            sid = f"s{member[:3]}{k:07d}"
+            rows.append(
+                {
+                    "id": sid,
+                    "harness": "claude-code",
+                    "native_id": sid,
+                    "models": [],
+                    "started_at": at,
+                    "source_path": "/bench",
+                    "imported_at": at,
+                    "updated_at": at,
+                    "reasoning_tokens": 0,
+                    **dict.fromkeys(TOKENS, 0),
+                }
+            )
+        for part in range(0, len(rows), 20_000):
+            chunk = rows[part : part + 20_000]
+            ctx.store.write(partial(_insert_rows, rows=chunk))
+        classify(ctx, [r["id"] for r in rows], member)
+        out[member] = [(r["id"], r["started_at"]) for r in rows]
+    return out
+
+
+def event(member: str, skill: str, kind: str, at: datetime, pos: int, **kw: Any) -> dict[str, Any]:
+    base = {
+        "member": member,
+        "skill": skill,
+        "kind": kind,
+        "value": None,
+        "outcome": None,
+        "session_id": None,
+        "execution_id": None,
+        "target_id": None,
+        "track": None,
+        "session_pos": float(pos),
+        "day": day_of(at),
+        "at": at,
+        "actor": "bench",
+        "reason": "",
+        "basis": None,
+    }
+    base.update(kw)
+    return base
+
+
+def log(
+    ctx: Context,
+    skills: list[str],
+    axes: dict[str, list[tuple[str, datetime]]],
+    mix: str,
+) -> int:
+    """Write about ``total`` skill events (bulk, in chunks); returns how many."""
+    rng = random.Random(11)
+    written = 0
+    batch: list[dict[str, Any]] = []
+
+    def flush() -> None:
+        nonlocal batch, written
+        if batch:
+            ctx.store.write(lambda c: c.execute(insert(SE), batch))
+            written += len(batch)
+            batch = []
+
+    for member in MEMBERS:
+        for skill in skills:
+            batch.append(
+                event(
+                    member, skill, "added", START - timedelta(days=1), 0, value=1.0, reason="added"
+                )
+            )
+    flush()
+    per_session = 10
+    for k in range(max(len(v) for v in axes.values())):
+        for member in MEMBERS:
+            if k >= len(axes[member]):
+                continue
+            sid, at = axes[member][k]
+            picked = rng.sample(skills, per_session)
+            for i, skill in enumerate(picked):
+                used = mix == "uses" or i < 2
+                if used:
+                    ok = rng.random() < 0.85
+                    batch.append(
+                        event(
+                            member,
+                            skill,
+                            "used",
+                            at,
+                            k + 1,
+                            session_id=sid,
+                            value=1.0 if ok else 0.25,
+                            outcome="success" if ok else "failure",
+                        )
+                    )
+                else:
+                    kind = "read" if i < 4 else "projected"
+                    batch.append(event(member, skill, kind, at, k + 1, session_id=sid))
+        if len(batch) >= 50_000:
+            flush()
+    flush()
+    # A few histories the aggregate cannot take: corrections, tracks, uses outside sessions.
+    extra: list[dict[str, Any]] = []
+    last = {m: axes[m][-1][1] for m in MEMBERS}
+    for n in range(50):
+        member, skill = MEMBERS[n % 5], skills[n]
+        extra.append(
+            event(member, skill, "track_changed", last[member], len(axes[member]), track="time")
+        )
+        extra.append(
+            event(
+                member,
+                skill,
+                "used",
+                last[member] + timedelta(minutes=n),
+                len(axes[member]),
+                value=1.0,
+                outcome="success",
+            )
+        )
+    batch = extra
+    flush()
+    return written
+
+
+def floors(ctx: Context) -> dict[str, Callable[[], Any]]:
+    def plain(sql: str) -> Callable[[], Any]:
+        return lambda: ctx.store.read(lambda c: c.execute(text(sql)).fetchall())
+
+    out = {
+        "planned": plain(
+            "SELECT member, skill, count(*), sum(value) FROM skill_event GROUP BY member, skill"
+        )
+    }
+    if ctx.store.engine.dialect.name == "sqlite":
+        out["scan"] = plain(
+            "SELECT member, skill, count(*), sum(value) FROM skill_event NOT INDEXED "
+            "GROUP BY member, skill"
+        )
+    return out
+
+
+def new_session(ctx: Context, sid: str, at: datetime, member: str) -> SessionRef:
+    """One more session of ``member``, filed by triage (its axis moves, weights rebuilt)."""
+    row = {
+        "id": sid,
+        "harness": "claude-code",
+        "native_id": sid,
+        "models": [],
+        "started_at": at,
+        "source_path": "/bench",
+        "imported_at": at,
+        "updated_at": at,
+        "reasoning_tokens": 0,
+        **dict.fromkeys(TOKENS, 0),
+    }
+    ctx.store.write(lambda c: c.execute(insert(S), [row]))
+    classify(ctx, [sid], member)
+    return SessionRef(sid, at)
+
+
+def bench_rebuild(ctx: Context, params: Any, now: datetime, repeats: int) -> None:
+    """The rebuild and its floors, interleaved so that a busy machine slows them alike."""
+    work = floors(ctx)
+    work["rebuild"] = lambda: ctx.store.write(lambda c: rebuild_members(c, params, now))
+    times: dict[str, list[float]] = {name: [] for name in work}
+    for _ in range(repeats):
+        for name, run in work.items():
+            t0 = time.perf_counter()
+            run()
+            times[name].append(time.perf_counter() - t0)
+    medians = {name: statistics.median(ts) for name, ts in times.items()}
+    rebuild = medians.pop("rebuild")
+    stats: dict[str, int] = {}
+    ctx.store.read(lambda c: compute_states(c, params, now, None, stats))
+    shown = ", ".join(f"{n} {v:.3f} s ({rebuild / v:.2f}×)" for n, v in medians.items())
+    print(
+        f"rebuild (all members, cache written): {rebuild:.3f} s (target ≤ 1.5× the floor) — "
+        f"floor: plain aggregate {shown}; {stats['fast']} pairs by the aggregate, "
+        f"{stats['slow']} one by one"
+    )
+
+
+def bench_use(ctx: Context, params: Any, now: datetime, skills: list[str]) -> None:
+    member, store = "deven", ctx.store
+    os.environ["VIVA_NOW"] = now.isoformat()
+    active = [s.name for s in list_skills(ctx, member)]  # settled: ≤ 30 besides natives
+    times: list[float] = []
+    inside: list[float] = []
+    for n in range(3):
+        session = new_session(ctx, f"sbench{n}", now + timedelta(minutes=5 + 10 * n), member)
+        use_at = session.started_at + timedelta(minutes=1)
+
+        def use(c: Any, skill: str, s: SessionRef = session, u: datetime = use_at) -> None:
+            t2 = time.perf_counter()
+            credit(c, params, u, member, skill, "success", s, None, "owner", "bench")
+            inside.append(time.perf_counter() - t2)
+
+        for skill in active:
+            t1 = time.perf_counter()
+            store.write(partial(use, skill=skill))
+            times.append(time.perf_counter() - t1)
+    single, work = statistics.median(times), statistics.median(inside)
+    empty = median_of(50, lambda: store.write(lambda c: None))
+    row = event(member, skills[0], "read", now + timedelta(minutes=40), 0)
+    statement = insert(SE)  # compiled once, like the service's statements
+    bare = median_of(50, lambda: store.write(lambda c: c.execute(statement, [row])))
+    last = new_session(ctx, "sbenchlast", now + timedelta(minutes=45), member)
+    os.environ["VIVA_NOW"] = (last.started_at + timedelta(minutes=1)).isoformat()
+    service = []
+    for skill in active:
+        t1 = time.perf_counter()
+        record_use(ctx, member, skill, "success", session="sbenchlast")
+        service.append(time.perf_counter() - t1)
+    print(
+        f"single committed use: {single * 1e6:.0f} µs (target ≤ 110 µs; median of "
+        f"{len(times)}), of which the service's statements {work * 1e6:.0f} µs and "
+        f"SQLAlchemy's transaction (connect, BEGIN IMMEDIATE, COMMIT) the rest — floor: empty "
+        f"write transaction {empty * 1e6:.0f} µs, one bare Core INSERT {bare * 1e6:.0f} µs; "
+        f"the whole `record_use` call (session id lookup, access) "
+        f"{statistics.median(service) * 1e6:.0f} µs"
+    )
+
+
+def bench_projection(ctx: Context) -> None:
+    member = "deven"
+    project(ctx, member, TASKS[0])  # the first read settles forgetting
+    rng = random.Random(3)
+    proj = median_of(20, lambda: project(ctx, member, rng.choice(TASKS)))
+    rows = ctx.store.read(lambda c: list(c.execute(select(SK.c.name, SK.c.description, SK.c.tags))))
+    docs = [Doc(r.name, r.description, tuple(r.tags or ())) for r in rows]
+    alone = median_of(20, lambda: bm25(rng.choice(TASKS), docs))
+    print(
+        f"projection over {len(docs)} library skills: {proj * 1e3:.1f} ms (target ≤ 50 ms) — "
+        f"floor: BM25 alone {alone * 1e3:.1f} ms"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    parser.add_argument("--events", type=int, default=1_000_000)
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--db-url", default=None)
+    parser.add_argument("--mix", choices=("plausible", "uses"), default="plausible")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        home = Path(tmp)
+        url = args.db_url or f"sqlite:///{home / 'viva.db'}"
+        store = Store.open(Config(home=home, db_url=url))
+        ctx = Context(store, OWNER)
+        params = skill_params({})
+        t0 = time.perf_counter()
+        load_team(ctx)
+        skills = library(ctx, home / "library", 200)
+        per_member = max(1, args.events // (len(MEMBERS) * 10))
+        axes = sessions(ctx, per_member)
+        written = log(ctx, skills, axes, args.mix)
+        now = max(at for v in axes.values() for _, at in v) + timedelta(hours=1)
+        born = (START - timedelta(days=60)).isoformat()  # the trial month is long over
+        ctx.store.write(
+            lambda c: c.execute(update(META).where(META.c.key == "created_at").values(value=born))
+        )
+        ctx.store.write(lambda c: rebuild_members(c, params, now))
+        print(
+            f"{store.engine.dialect.name}: {written:,} skill events, {len(MEMBERS)} members × "
+            f"{len(skills)} skills, {per_member:,} sessions each, mix={args.mix} "
+            f"(setup {time.perf_counter() - t0:.0f} s)"
+        )
+        bench_rebuild(ctx, params, now, args.repeats)
+        bench_use(ctx, params, now, skills)
+        bench_projection(ctx)
+        store.close()
+
+
+if __name__ == "__main__":
+    main()
