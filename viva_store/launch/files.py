@@ -55,7 +55,8 @@ class Journal:
     size: int
     sha256: str
     inserted: bytes
-    files: tuple[str, ...]
+    files: tuple[tuple[str, str], ...]
+    """Created files: (path, SHA-256 of what was written)."""
     dirs: tuple[str, ...]
 
     def to_json(self) -> dict[str, Any]:
@@ -72,7 +73,7 @@ class Journal:
             "size": self.size,
             "sha256": self.sha256,
             "inserted": self.inserted.decode("utf-8"),
-            "files": list(self.files),
+            "files": [{"path": p, "sha256": h} for p, h in self.files],
             "dirs": list(self.dirs),
         }
 
@@ -94,7 +95,7 @@ class Journal:
                 size=int(d["size"]),
                 sha256=d["sha256"],
                 inserted=d["inserted"].encode("utf-8"),
-                files=tuple(d["files"]),
+                files=tuple((f["path"], f["sha256"]) for f in d["files"]),
                 dirs=tuple(d["dirs"]),
             )
         except (OSError, ValueError, KeyError, TypeError) as exc:
@@ -229,7 +230,7 @@ def apply(
         size=len(original or b""),
         sha256=hashlib.sha256(original or b"").hexdigest(),
         inserted=inserted,
-        files=tuple(str(p) for p, _ in files),
+        files=tuple((str(p), hashlib.sha256(data).hexdigest()) for p, data in files),
         dirs=tuple(str(d) for d in dirs),
     )
     journal_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
@@ -263,12 +264,12 @@ def restore(journal: Journal, original: bytes | None = None) -> Restored:
     """
     done = Restored()
     _restore_instruction(journal, original, done)
-    for name in journal.files:
+    for name, digest in journal.files:
         path = Path(name)
         data = _read(path)
         if data is None:
             continue
-        if not _ours(data, journal.execution_id):
+        if hashlib.sha256(data).hexdigest() != digest:
             keep = journal.path.with_name(f"{journal.execution_id}-{path.parent.name}.SKILL.md")
             keep.write_bytes(data)
             done.notes.append(f"{path} was changed during the session; that copy is in {keep}")
@@ -279,10 +280,6 @@ def restore(journal: Journal, original: bytes | None = None) -> Restored:
             Path(name).rmdir()  # only when empty: the harness may have put its own files
     journal.path.unlink(missing_ok=True)
     return done
-
-
-def _ours(data: bytes, execution_id: str) -> bool:
-    return f"(execution {execution_id})".encode() in data.split(b"\n---\n", 1)[0]
 
 
 def _restore_instruction(journal: Journal, original: bytes | None, done: Restored) -> None:

@@ -115,12 +115,13 @@ def _print_result(result: LaunchResult) -> None:
         who = result.attributed_to or "nobody (left in the triage queue)"
         typer.echo(f"session {result.session_id} ({result.native_session_id}): attributed to {who}")
     if result.uses:
-        credited = ", ".join(f"{u['skill']} ({u['value']:g})" for u in result.uses)
+        credited = ", ".join(f"{u['skill']} (value {u['value']:.2f})" for u in result.uses)
         typer.echo(f"uses credited: {credited}")
     else:
         typer.echo("uses credited: none (no projected skill was read)")
     revoked = "revoked" if result.grant_revoked else "NOT revoked"
-    typer.echo(f"grant {revoked}; restored {len(result.restored)} paths")
+    exact = "exactly as they were" if not result.notes else "see the notes"
+    typer.echo(f"grant {revoked}; files: {len(result.restored)} restored or removed, {exact}")
     for note in result.notes:
         warn(note)
 
@@ -133,6 +134,9 @@ def _print_repaired(done: list[Repaired], json_: bool) -> None:
         typer.echo("nothing to repair")
     for r in done:
         what = f"execution {r.execution_id} ({r.member})" if r.execution_id else "no journal"
-        typer.echo(f"{r.cwd}: {what}; restored {len(r.restored)} paths")
-        for note in r.notes:
-            warn(note)
+        typer.echo(f"{r.cwd}: {what}: {len(r.restored)} files restored or removed")
+        if r.result is not None:
+            _print_result(r.result)
+        else:
+            for note in r.notes:
+                warn(note)
