@@ -41,7 +41,7 @@ from sqlalchemy import func, insert, select, text, update
 from viva_store.access import OWNER
 from viva_store.config import Config
 from viva_store.services.library import import_skills
-from viva_store.services.members import load_team
+from viva_store.services.members import get_member, load_team
 from viva_store.services.skill_credit import SessionRef, credit
 from viva_store.services.skill_project import project
 from viva_store.services.skill_rebuild import compute_states, rebuild_members
@@ -201,8 +201,11 @@ def log(
             written += len(batch)
             batch = []
 
+    natives = {m: set(get_member(ctx, m).native_skills) for m in MEMBERS}
     for member in MEMBERS:
         for skill in skills:
+            if skill in natives[member]:
+                continue  # in the set since the team was loaded
             batch.append(
                 event(
                     member, skill, "added", START - timedelta(days=1), 0, value=1.0, reason="added"

@@ -10,8 +10,8 @@ sessions of the member's axis — and their weight is the closed form
 ``W(A) = Σ v_j · 2^(−(A − a_j)/h)`` at a reference point ``A`` (the member's session
 count, or today): one SQL aggregate over the uses, joined to the axis, with the few
 other events (entries, uses outside a session) added from a second, filtered scan.
-Pairs with a richer history (re-entries, owner corrections, uses in sessions that left
-the axis) are rebuilt one by one from their events with the pure maths
+Pairs with a richer history (uses from before a re-entry, owner corrections, uses in
+sessions that left the axis) are rebuilt one by one from their events with the pure maths
 (:func:`viva_store.services.skill_state.state_from_events`), the reference path the
 tests compare everything with.
 """
@@ -19,6 +19,7 @@ tests compare everything with.
 from __future__ import annotations
 
 import math
+import sqlite3
 from collections import defaultdict
 from collections.abc import Iterable
 from datetime import datetime
@@ -63,6 +64,19 @@ def _member_filter(column: Any, members: list[str] | None) -> list[Any]:
     # delivers faster than SQLite's walk of the (member, skill, id) index with one table
     # lookup per row.
     return [] if members is None else [(column + "").in_(members)]
+
+
+def ensure_exp(conn: Connection) -> None:
+    """Make sure SQL has ``exp()``: PostgreSQL does; SQLite does from 3.35 when built with
+    its math functions (Python's own builds are). Otherwise Python's ``math.exp`` is
+    registered on the connection, slower but the same numbers."""
+    if conn.dialect.name != "sqlite":
+        return
+    raw = conn.connection.driver_connection
+    try:
+        raw.execute("SELECT exp(0)").fetchone()  # type: ignore[union-attr]
+    except sqlite3.OperationalError:
+        raw.create_function("exp", 1, math.exp, deterministic=True)  # type: ignore[union-attr]
 
 
 def _scan(
@@ -186,6 +200,7 @@ def compute_states(
     axes = load_axes(conn, names)
     natives = members_natives(conn, names)
     ref_day = math.floor(day_of(now))
+    ensure_exp(conn)
     groups = {k: g for k, g in _scan(conn, chosen, params, ref_day).items() if k[0] in axes}
     rows = _rows_by_id(
         conn,
@@ -197,9 +212,10 @@ def compute_states(
     for key, g in groups.items():
         if g.enter_id is None:
             continue  # never in the set (reads, projections only)
+        # Earlier stays (entries before the latest one) do not count; the aggregate is
+        # right as long as every use came after the latest entry.
         simple = (
-            g.n_enter == 1
-            and g.n_revalued == 0
+            g.n_revalued == 0
             and g.n_tied == g.n_axis
             and (g.min_used is None or g.min_used > g.enter_id)
         )
