@@ -83,7 +83,8 @@ def flush(ctx: Context, summary: Tally, run_id: str, pending: Pending) -> None:
         summary.messages_added += result.messages_added
         summary.redactions += result.redactions
         for qrow, ledger in quarantined:
-            qid = conn.execute(insert(Q).values(run_id=run_id, **qrow)).inserted_primary_key[0]
+            inserted = conn.execute(insert(Q).values(run_id=run_id, **qrow)).inserted_primary_key
+            qid = inserted[0] if inserted is not None else None
             if ledger:
                 conn.execute(
                     insert(R),
