@@ -105,9 +105,13 @@ def finite(value: float) -> float:
 @dataclass(frozen=True, slots=True)
 class _Plan:
     sql: str
-    order: tuple[str, ...] | None  # positional parameter names (SQLite), else None
+    # Positional dialects (SQLite): per placeholder, its name, bind processor and default.
+    slots: tuple[tuple[str, Callable[..., Any] | None, Any], ...] | None
     processors: dict[str, Callable[..., Any]]
     constants: dict[str, Any]
+
+
+_REQUIRED = object()
 
 
 class Prepared:
@@ -135,23 +139,32 @@ class Prepared:
                     processors[name] = proc
                 if not bind.required:  # a literal of the statement, e.g. a status name
                     constants[name] = bind.effective_value
-            order = tuple(compiled.positiontup or ()) if compiled.positional else None
-            plan = _Plan(compiled.string, order, processors, constants)
+            slots = None
+            if compiled.positional:
+                slots = tuple(
+                    (name, processors.get(name), constants.get(name, _REQUIRED))
+                    for name in compiled.positiontup or ()
+                )
+            plan = _Plan(compiled.string, slots, processors, constants)
             self._plans[dialect.name] = plan
         return plan
 
     def _execute(self, conn: Connection, params: Mapping[str, Any]) -> Any:
         plan = self._plan(conn.dialect)
-        values = {**plan.constants, **params}
-        for name, proc in plan.processors.items():
-            value = values.get(name)
-            if value is not None:
-                values[name] = proc(value)
         cursor = conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
-        if plan.order is not None:
-            cursor.execute(plan.sql, tuple(values[name] for name in plan.order))
-        else:
+        if plan.slots is not None:
+            values = []
+            for name, proc, default in plan.slots:
+                value = params[name] if default is _REQUIRED else params.get(name, default)
+                values.append(proc(value) if proc is not None and value is not None else value)
             cursor.execute(plan.sql, values)
+            return cursor
+        named = {**plan.constants, **params}
+        for name, proc in plan.processors.items():
+            value = named.get(name)
+            if value is not None:
+                named[name] = proc(value)
+        cursor.execute(plan.sql, named)
         return cursor
 
     def rows(self, conn: Connection, params: Mapping[str, Any]) -> list[tuple[Any, ...]]:
