@@ -216,6 +216,13 @@ def test_refusals_change_nothing(ctx: Context, place: Place) -> None:
     place.monkeypatch.setenv("PATH", str(place.bin.parent / "empty"))
     with pytest.raises(NotFound, match="claude is not on PATH"):
         launch(ctx, "deven", "claude-code", "", place.project)
+    ctx.store.config.raw["launch"] = {"codex": "/opt/none/codex"}  # type: ignore[index]
+    with pytest.raises(NotFound, match=r"\[launch\] codex = '/opt/none/codex': not an executable"):
+        launch(ctx, "deven", "codex", "", place.project)
+    (place.project / "CLAUDE.md").symlink_to(place.project / "gone.md")
+    with pytest.raises(InvalidInput, match="symbolic link to nothing"):
+        launch(ctx, "deven", "claude-code", "", place.project)
+    (place.project / "CLAUDE.md").unlink()
     assert counts() == (before[0], before[1] + 1, before[2])
     assert tree(place.project) == {}
 
@@ -233,3 +240,14 @@ def test_the_configured_executable_wins(ctx: Context, place: Place, tmp_path: Pa
 
     assert result.attributed_to == "deven"
     assert [e.id for e in list_executions(ctx.as_actor(OWNER), "deven")] == [result.execution.id]
+
+
+def test_a_secret_in_the_task_reaches_no_disk(ctx: Context, place: Place) -> None:
+    secret = "ghp_" + "a1B2c3D4e5" * 3 + "F6G7H8"
+    place.behave()
+
+    result = launch(ctx, "deven", "claude-code", f"deploy with {secret}", place.project)
+
+    assert result.execution.task == "deploy with [REDACTED:github-pat]"
+    assert secret not in seen(place.log)["instruction"]
+    assert "deploy with [REDACTED:github-pat]" in seen(place.log)["instruction"]

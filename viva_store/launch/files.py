@@ -173,7 +173,9 @@ def problems(cwd: Path, instruction_file: str, journals: list[Journal]) -> list[
             f"from '<!-- viva:begin' to '<!-- viva:end -->' or run "
             f"`viva launch --repair --cwd {cwd}`"
         )
-    if target.exists() and not target.is_file():
+    if target.is_symlink() and not target.exists():
+        out.append(f"{target} is a symbolic link to nothing; fix or remove it first")
+    elif target.exists() and not target.is_file():
         out.append(f"{target} is not a regular file")
     return out
 

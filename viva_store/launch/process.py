@@ -23,7 +23,9 @@ from typing import Any
 
 from viva_store.errors import InvalidInput
 
-GUARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+GUARDED = tuple(
+    getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)
+)
 
 
 def exit_status(returncode: int) -> int:
@@ -65,7 +67,10 @@ class Guard:
         elif signum != signal.SIGINT:  # the terminal already delivered SIGINT to the harness
             self.forwarded += 1
             with contextlib.suppress(ProcessLookupError):
-                proc.send_signal(signal.SIGKILL if self.forwarded > 1 else signum)
+                if self.forwarded > 1:
+                    proc.kill()
+                else:
+                    proc.send_signal(signum)
 
     def run(self, argv: Sequence[str], env: Mapping[str, str], cwd: Path) -> int:
         """Start ``argv`` in ``cwd`` with ``env`` and wait for it; its exit status.

@@ -38,6 +38,7 @@ from viva_store.launch.process import Guard
 from viva_store.launch.records import LaunchPlan, LaunchResult, Repaired
 from viva_store.launch.render import LAYOUTS, LaunchView, Layout, SkillDoc, command, render
 from viva_store.launch.render import shell_line as _shell
+from viva_store.redact.engine import redact_text
 from viva_store.services.executions import finish_execution, get_execution, start_execution
 from viva_store.services.grants import (
     DEFAULT_TTL,
@@ -75,14 +76,26 @@ def layout(harness: str) -> Layout:
     return LAYOUTS[harness]
 
 
-def executable(ctx: Context, lay: Layout, env: Mapping[str, str]) -> str | None:
-    """The harness's program: ``[launch] <harness>`` in config.toml, else on ``PATH``."""
-    configured = ctx.store.config.section("launch").get(lay.harness, lay.executable)
-    if not isinstance(configured, str) or not configured.strip():
+def executable(ctx: Context, lay: Layout, env: Mapping[str, str]) -> tuple[str | None, str]:
+    """The harness's program — ``[launch] <harness>`` in config.toml, else its name on
+    ``PATH`` — as ``(absolute path or None, why not)``."""
+    config = ctx.store.config
+    configured = config.section("launch").get(lay.harness)
+    if configured is not None and (not isinstance(configured, str) or not configured.strip()):
         raise InvalidInput(f"config.toml [launch] {lay.harness} must be a path string")
-    name = os.path.expanduser(configured.strip())
+    name = os.path.expanduser(configured.strip()) if configured else lay.executable
     found = shutil.which(name, path=env.get("PATH", os.defpath))
-    return str(Path(found).absolute()) if found else None
+    if found:
+        return str(Path(found).absolute()), ""
+    if configured:
+        return (
+            None,
+            f"{config.home / 'config.toml'} [launch] {lay.harness} = {name!r}: not an executable",
+        )
+    return None, (
+        f"{lay.executable} is not on PATH; install it or set [launch] {lay.harness} = "
+        f'"/path/to/{lay.executable}" in {config.home / "config.toml"}'
+    )
 
 
 def viva_command(env: Mapping[str, str]) -> str:
@@ -159,13 +172,8 @@ def _plan(
     _check_args(lay, args)
     rec = get_member(ctx, member)
     where = _folder(cwd)
-    program = executable(ctx, lay, os.environ)
-    warnings = []
-    if program is None:
-        warnings.append(
-            f"{lay.executable} is not on PATH; install it or set [launch] {harness} = "
-            f'"/path/to/{lay.executable}" in {ctx.store.config.home / "config.toml"}'
-        )
+    program, missing = executable(ctx, lay, os.environ)
+    warnings = [missing] if missing else []
     if harness not in rec.harnesses:
         warnings.append(f"{member}'s member.yaml does not list {harness} among its harnesses")
     journals = files.pending(_journals(ctx), where)
@@ -209,7 +217,7 @@ def preview(
 ) -> LaunchPlan:
     """Owner: what ``viva launch`` would project and run. Changes nothing at all."""
     ids = {**PLACEHOLDERS, "session": SESSION_PLACEHOLDER}
-    plan, _ = _plan(ctx, member, harness, task, cwd, args, False, ids)
+    plan, _ = _plan(ctx, member, harness, redact_text(task)[0], cwd, args, False, ids)
     return plan
 
 
@@ -228,6 +236,7 @@ def launch(
     a line). Refuses — before any change — when the harness cannot be found or an
     earlier launch in the folder has not restored its files.
     """
+    task = redact_text(task)[0]  # the task is stored and written into the folder (I4)
     session = str(uuid.uuid4()) if layout(harness).session_flag else None
     probe, _ = _plan(ctx, member, harness, task, cwd, args, False, dict(PLACEHOLDERS))
     if probe.problems:
