@@ -145,3 +145,20 @@ def test_state_narrows_recall_from_the_cli(
     hits = {h["session_id"] for h in json.loads(result.out)}
     assert hits == {history["d-planted"], history["d-recent"]}
     assert "narrowed" not in result.err  # --json: notes only, nothing extra
+
+
+def test_principles_and_skills_come_after_the_sessions(
+    ctx: Context, history: dict[str, str]
+) -> None:
+    from viva_store.services.principles import propose
+
+    propose(ctx, "deven", "Write every zanzibar idea down", "ideas get lost")
+    hits = json.loads(run(["recall", "zanzibar", "--json"]).out)
+    assert hits[0]["session_id"] == history["d-planted"]
+    principle = hits[-1]
+    assert (principle["kind"], principle["marked"], principle["session_id"]) == (
+        "principle",
+        "pending",
+        None,
+    )
+    assert {"session_id", "harness", "at", "score", "snippet"} <= set(principle)

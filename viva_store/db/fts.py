@@ -168,10 +168,20 @@ def retitle(conn: Connection, key: int, old: str | None, new: str | None) -> Non
 
 
 def clear(conn: Connection) -> None:
-    """Empty the indexes SQLite is fed explicitly (before a rebuild)."""
-    if conn.dialect.name == "sqlite":
-        for name in (MESSAGE_FTS, TITLE_FTS):
-            conn.exec_driver_sql(f"INSERT INTO {name}({name}) VALUES ('delete-all')")
+    """Empty the indexes SQLite is fed explicitly (before a rebuild).
+
+    Dropped and created again from their own stored definition rather than emptied
+    with FTS5's ``delete-all``: refilling an emptied index of a large store measured
+    twice as slow as filling a new one (its pages end up scattered over the file).
+    """
+    if conn.dialect.name != "sqlite":
+        return
+    for name in (MESSAGE_FTS, TITLE_FTS):
+        ddl = conn.exec_driver_sql(
+            "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)
+        ).scalar()
+        conn.exec_driver_sql(f"DROP TABLE {name}")
+        conn.exec_driver_sql(str(ddl))
 
 
 def index_bytes(conn: Connection) -> int | None:
@@ -267,14 +277,12 @@ class MessageMatch:
             )
             self.ids: Any = select(_MSG.c.rowid).where(self.condition)
             self.rank: ColumnElement[float] = -func.bm25(literal_column(MESSAGE_FTS))
-            self.key: ColumnElement[int] = _MSG.c.rowid
         else:
             vector = func.to_tsvector(literal_column(PG_CONFIG), M.c.text)
             query = _pg_query(n_tokens, any_token)
             self.source = M
             self.condition = vector.op("@@")(query)
             self.rank = cast(func.ts_rank(vector, query), Float)
-            self.key = M.c.id
             self.ids = select(M.c.id).where(self.condition)
 
 

@@ -16,13 +16,14 @@ class RecallHit(JsonRecord):
     ``kind``: ``message`` (``seq`` names the message) or ``title``.
     ``factors``: ``relevance``, ``recency``, ``importance`` (each 0..1);
     ``score`` is their weighted mean, times the engagement-state boost when
-    the hit is in the state's project and the state is preferred.
+    the hit is in the state's project and the state is preferred. Newest-first
+    hits are ordered by time: their ``relevance`` and ``score`` are ``None``.
     """
 
     session_id: str
     harness: str
     at: datetime | None
-    score: float
+    score: float | None
     snippet: str
     kind: str
     seq: int | None
@@ -30,7 +31,7 @@ class RecallHit(JsonRecord):
     member: str | None
     status: str
     project: str | None
-    factors: dict[str, float]
+    factors: dict[str, float | None]
     importance_reason: str
     highlights: tuple[tuple[int, int], ...] = ()
     in_state_project: bool | None = None

@@ -142,25 +142,6 @@ def _candidates(
     return list(merged.values())[:limit]
 
 
-def _ranks(
-    conn: Connection, sql: Statements, params: dict[str, Any], chosen: list[_Candidate]
-) -> dict[tuple[str, Any], float]:
-    """The engine's rank of each chosen hit (for its relevance factor)."""
-    out: dict[tuple[str, Any], float] = {
-        (c.kind, c.message_id or c.session_id): c.rank for c in chosen if c.rank is not None
-    }
-    chosen = [c for c in chosen if c.rank is None]
-    ids = [c.message_id for c in chosen if c.kind == "message"]
-    if ids:
-        for row in conn.execute(sql.message_ranks, {**params, "ids": ids}):
-            out[("message", row.id)] = float(row.rank or 0.0)
-    sids = [c.session_id for c in chosen if c.kind == "title"]
-    if sids:
-        for row in conn.execute(sql.title_ranks, {**params, "ids": sids}):
-            out[("title", row.id)] = float(row.rank or 0.0)
-    return out
-
-
 def _hits(
     conn: Connection,
     plan: Plan,
@@ -172,7 +153,6 @@ def _hits(
 ) -> list[RecallHit]:
     if not chosen:
         return []
-    ranks = _ranks(conn, sql, params, chosen)
     sessions = {
         row.id: row for row in conn.execute(sql.provenance, {"ids": [c.session_id for c in chosen]})
     }
@@ -188,13 +168,14 @@ def _hits(
         age = (now - at).total_seconds() / 86400 if at is not None else None
         if at is None and row.started_at is not None:  # shown, but no recency (as ranked)
             at = as_utc(row.started_at)
-        rank = ranks.get((cand.kind, cand.message_id or cand.session_id), 0.0)
-        rel = relevance(rank, p.k_for(plan.dialect))
         rec = recency(age, p.half_life_days)
         imp = float(row.importance or 0.0)
-        score = combine(rel, rec, imp, p)
         in_proj = bool(row.in_project) if plan.narrows else None
-        if in_proj and plan.mode == "prefer":
+        # Newest first orders by time and never asks the engine for a rank (it would
+        # cost a pass over every matching word's postings): no relevance, no score.
+        rel = relevance(cand.rank, p.k_for(plan.dialect)) if cand.rank is not None else None
+        score = combine(rel, rec, imp, p) if rel is not None else None
+        if score is not None and in_proj and plan.mode == "prefer":
             score *= 1.0 + p.state_boost
         message = texts.get(cand.message_id) if cand.message_id is not None else None
         snippet = make_snippet(message.text if message else (row.title or ""), terms)
@@ -203,7 +184,7 @@ def _hits(
                 session_id=cand.session_id,
                 harness=row.harness,
                 at=at,
-                score=round(score, 6),
+                score=round(score, 6) if score is not None else None,
                 snippet=snippet.text,
                 kind=cand.kind,
                 seq=message.seq if message else None,
@@ -212,7 +193,7 @@ def _hits(
                 status=row.status or "unattributed",
                 project=row.project,
                 factors={
-                    "relevance": round(rel, 6),
+                    "relevance": round(rel, 6) if rel is not None else None,
                     "recency": round(rec, 6),
                     "importance": round(imp, 6),
                 },

@@ -57,8 +57,6 @@ class Statements:
     messages: Select[Any]  # best (or newest) matching messages: id, session_id, at, key
     walk: Select[Any]  # newest matching messages, walking the time index (SQLite)
     titles: Select[Any]  # best (or newest) matching titles: session_id, at, key
-    message_ranks: Select[Any]  # id, rank of the messages ``ids``
-    title_ranks: Select[Any]  # id, rank of the sessions ``ids``
     provenance: Select[Any]  # the sessions ``ids`` (in scope) with what a hit shows
     texts: Select[Any]  # id, seq, text of the messages ``ids``
     match: fts.MessageMatch
@@ -210,12 +208,6 @@ def statements(plan: Plan, any_token: bool, n_tokens: int) -> Statements:
         messages=_messages(plan, msg),
         walk=_walk(plan, msg),
         titles=_titles(plan, ttl),
-        message_ranks=select(M.c.id, msg.rank.label("rank"))
-        .select_from(msg.source)
-        .where(msg.condition, msg.key.in_(ids)),
-        title_ranks=select(S.c.id, ttl.rank.label("rank"))
-        .select_from(ttl.source)
-        .where(ttl.condition, S.c.id.in_(ids)),
         provenance=_provenance(plan),
         texts=select(M.c.id, M.c.seq, M.c.text).where(M.c.id.in_(ids)),
         match=msg,

@@ -89,7 +89,7 @@ def _print_hits(hits: tuple[RecallHit, ...]) -> None:
         snippet.append(escape(hit.snippet[at:]))
         where = f"msg {hit.seq}" if hit.kind == "message" else "title"
         tab.add_row(
-            f"{hit.score:.3f}",
+            f"{hit.score:.3f}" if hit.score is not None else "",
             f"{hit.at:%Y-%m-%d %H:%M}" if hit.at else "",
             f"{hit.session_id} ({hit.harness})",
             hit.member or hit.status,
