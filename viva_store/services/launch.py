@@ -245,24 +245,21 @@ def launch(
         raise NotFound(probe.warnings[0])
     ttl_text = ctx.store.config.section("launch").get("grant_ttl")
     ttl = parse_ttl(str(ttl_text)) if ttl_text else DEFAULT_TTL
-    grant = issue_grant(
-        ctx, member, ttl, note=f"viva launch {member} --harness {harness} in {probe.cwd}"
-    )
-    try:
-        execution = start_execution(ctx, member, harness, probe.cwd, task, session, grant.id)
-    except BaseException:
-        revoke_grant(ctx, grant.id, "the launch could not start")
-        raise
-    ids = {
-        "VIVA_GRANT": f"<grant {grant.id}>",
-        "VIVA_EXECUTION": execution.id,
-        "session": session or "",
-    }
     status = UNKNOWN_EXIT
     restored = files.Restored()
-    with Guard() as guard:
+    with Guard() as guard:  # from the grant's birth to its revocation
+        note = f"viva launch {member} --harness {harness} in {probe.cwd}"
+        grant = issue_grant(ctx, member, ttl, note=note)
         try:
-            plan, view = _plan(ctx, member, harness, task, cwd, args, True, ids)
+            execution = start_execution(ctx, member, harness, probe.cwd, task, session, grant.id)
+        except BaseException:
+            revoke_grant(ctx, grant.id, "the launch could not start")
+            raise
+        ids = {"VIVA_GRANT": f"<grant {grant.id}>", "VIVA_EXECUTION": execution.id}
+        try:
+            plan, view = _plan(
+                ctx, member, harness, task, cwd, args, True, {**ids, "session": session or ""}
+            )
             meta = {"execution_id": execution.id, "grant_id": grant.id, "member": member}
             journal, original = files.apply(
                 Path(plan.cwd), render(view), _journals(ctx), {**meta, "harness": harness}

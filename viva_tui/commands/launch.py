@@ -17,10 +17,15 @@ app = typer.Typer()
 
 @app.command("launch")
 def launch(
-    member: Annotated[str | None, typer.Argument(help="The member to launch.")] = None,
+    member: Annotated[
+        str | None, typer.Argument(metavar="MEMBER", help="The member to launch.")
+    ] = None,
     harness_args: Annotated[
         list[str] | None,
-        typer.Argument(help="After `--`: arguments passed to the harness as they are."),
+        typer.Argument(
+            metavar="-- HARNESS_ARGS",
+            help="After `--`: arguments passed to the harness as they are.",
+        ),
     ] = None,
     harness: Annotated[str | None, typer.Option("--harness", help="claude-code or codex.")] = None,
     task: Annotated[
