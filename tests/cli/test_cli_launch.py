@@ -120,6 +120,7 @@ def test_the_configured_executable_is_used(project: Path, tmp_path: Path) -> Non
     moved.parent.mkdir()
     (project.parent / "bin" / "claude").rename(moved)
     home = Path(os.environ["VIVA_HOME"])
+    home.mkdir(parents=True, exist_ok=True)  # on PostgreSQL the store is not in it
     (home / "config.toml").write_text(f'[launch]\nclaude-code = "{moved}"\n')
 
     r = run(["launch", "deven", "--harness", "claude-code", "--dry-run", "--json"])
