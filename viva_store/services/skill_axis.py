@@ -23,15 +23,17 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import (
+    BigInteger,
     ColumnElement,
     Connection,
     DateTime,
     and_,
     bindparam,
+    cast,
     delete,
     func,
     insert,
@@ -43,6 +45,8 @@ from viva_store.clock import as_utc
 from viva_store.services.skill_sql import META, A, C, E, Prepared, S, chunks, to_datetime
 
 AXIS_KEY = "skill_axis:"
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_MICRO = timedelta(microseconds=1)
 
 
 def on_axis() -> list[ColumnElement[bool]]:
@@ -82,32 +86,57 @@ class Axis:
         return bisect_right(self.starts, self.key(as_utc(at)))
 
 
+def _micros(at: datetime) -> int:
+    return (as_utc(at) - _EPOCH) // _MICRO
+
+
 def instant_key(conn: Connection) -> Callable[[datetime], Any]:
     """How an instant compares with start times loaded raw (see :class:`Axis`)."""
     if conn.dialect.name != "sqlite":
-        return as_utc
+        return _micros
     process = DateTime(timezone=True).dialect_impl(conn.dialect).bind_processor(conn.dialect)
     assert process is not None
     return lambda at: process(as_utc(at))
 
 
-_AXIS_ROWS = Prepared(
-    select(A.c.member, S.c.id, S.c.started_at)
-    .join_from(A, S, S.c.id == A.c.session_id)
-    .where(A.c.member == bindparam("member"), *on_axis())
-    .order_by(S.c.started_at, S.c.id)
-)
+def _axis_rows(started: Any, many: bool) -> Prepared:
+    query = select(A.c.member, S.c.id, started).join_from(A, S, S.c.id == A.c.session_id)
+    if many:
+        query = query.where(*on_axis()).order_by(A.c.member, S.c.started_at, S.c.id)
+    else:
+        query = query.where(A.c.member == bindparam("member"), *on_axis()).order_by(
+            S.c.started_at, S.c.id
+        )
+    return Prepared(query)
+
+
+# SQLite hands its timestamps over as text that sorts as time does; elsewhere the start is
+# fetched as whole microseconds since the epoch (exact, and no datetime built per row).
+_MICROS = cast(func.floor(func.extract("epoch", S.c.started_at) * 1_000_000), BigInteger)
+_ONE = {"sqlite": _axis_rows(S.c.started_at, False), "other": _axis_rows(_MICROS, False)}
+_ALL = {"sqlite": _axis_rows(S.c.started_at, True), "other": _axis_rows(_MICROS, True)}
 
 
 def load_axes(conn: Connection, members: Iterable[str]) -> dict[str, Axis]:
-    """The whole axis of each of ``members`` (rows fetched raw: nothing is parsed)."""
+    """The whole axis of each of ``members`` (rows fetched raw: nothing is parsed).
+
+    One query per member when there are few (an index walk each), one for everyone
+    otherwise (a single join), keeping the members asked for.
+    """
     key = instant_key(conn)
-    axes: dict[str, Axis] = {}
-    for name in sorted(set(members)):
-        axis = axes[name] = Axis(name, key)
-        for _, sid, started in _AXIS_ROWS.rows(conn, {"member": name}):
-            axis.starts.append(started)
-            axis.ordinal[sid] = len(axis.starts)
+    names = sorted(set(members))
+    axes = {name: Axis(name, key) for name in names}
+    engine = "sqlite" if conn.dialect.name == "sqlite" else "other"
+    if len(names) > 2:
+        batches = [_ALL[engine].rows(conn, {})]
+    else:
+        batches = [_ONE[engine].rows(conn, {"member": name}) for name in names]
+    for rows in batches:
+        for member, sid, started in rows:
+            axis = axes.get(member)
+            if axis is not None:
+                axis.starts.append(started)
+                axis.ordinal[sid] = len(axis.starts)
     return axes
 
 

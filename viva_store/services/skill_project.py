@@ -13,17 +13,17 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from sqlalchemy import Connection, select
+from sqlalchemy import Connection, insert, select
 
 from viva_store.access import require_self_or_owner
 from viva_store.errors import InvalidInput, NotFound
 from viva_store.services.principles import active_principles
 from viva_store.services.registry import reader
 from viva_store.services.skill_axis import position_at
-from viva_store.services.skill_credit import append_event
+from viva_store.services.skill_credit import EVENT_FIELDS
 from viva_store.services.skill_forget import settle
 from viva_store.services.skill_records import ProjectedSkill, Projection
-from viva_store.services.skill_sql import SK, M, actor_name, day_of, skill_params
+from viva_store.services.skill_sql import SE, SK, M, actor_name, day_of, skill_params
 from viva_store.skills.rank import Candidate, Choice, Doc, bm25, choose
 from viva_store.store import Context
 
@@ -67,24 +67,30 @@ def project(
         if record and picks:
             digest = hashlib.sha256(task.encode()).hexdigest()
             pos = position_at(conn, member, settled.now_pos, now)
-            for pick in picks:
-                append_event(
-                    conn,
-                    member=member,
-                    skill=pick.name,
-                    kind="projected",
-                    session_pos=float(pos),
-                    day=day_of(now),
-                    at=now,
-                    actor=actor_name(ctx.actor.member),
-                    reason="viva project",
-                    basis={
+            base = dict.fromkeys(EVENT_FIELDS)
+            base.update(
+                member=member,
+                kind="projected",
+                session_pos=float(pos),
+                day=day_of(now),
+                at=now,
+                actor=actor_name(ctx.actor.member),
+                reason="viva project",
+            )
+            rows = [
+                {
+                    **base,
+                    "skill": pick.name,
+                    "basis": {
                         "rank": pick.rank,
                         "relevance": pick.relevance,
                         "weight": pick.weight,
                         "task_sha256": digest,
                     },
-                )
+                }
+                for pick in picks
+            ]
+            conn.execute(insert(SE), rows)  # one round trip for all the picks
         return picks, left, len(candidates), descriptions
 
     if record:

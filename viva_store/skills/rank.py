@@ -17,6 +17,7 @@ import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 K1 = 1.2
 B = 0.75
@@ -85,7 +86,9 @@ class Doc:
     tags: tuple[str, ...] = ()
 
 
+@lru_cache(maxsize=8192)
 def _weighted_terms(doc: Doc) -> dict[str, float]:
+    # Cached per document: a library changes rarely, a projection ranks it every time.
     terms: dict[str, float] = {}
     fields = (("name", doc.name), ("tags", " ".join(doc.tags)), ("description", doc.description))
     for field, text in fields:
