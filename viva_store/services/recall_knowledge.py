@@ -33,6 +33,7 @@ from viva_store.recall.ranking import RecallParams, combine, recency
 from viva_store.recall.records import RecallItem
 from viva_store.recall.snippet import make_snippet
 from viva_store.services.principle_load import candidates, load
+from viva_store.services.principle_state import APPROVED
 from viva_store.store import Context
 
 MS = MemberSkill.__table__  # type: ignore[attr-defined]
@@ -126,7 +127,7 @@ def principles(
     """
     out = []
     for cand in candidates(load(conn, ctx, member=target)):
-        active = cand.active_version == cand.version and cand.status == "approved"
+        active = cand.active_version == cand.version and cand.status == APPROVED
         wording = cand.active_text if active and cand.active_text else cand.text
         rel = _coverage(parsed.terms, (wording, cand.text, cand.rationale))
         if not _matches(rel, any_token):
@@ -134,7 +135,7 @@ def principles(
         marked = cand.status
         if active:
             marked = "active"
-        elif cand.status == "approved":  # approved once, not in force now
+        elif cand.status == APPROVED:  # approved once, not in force now
             marked = "retired" if cand.active_version is None else "superseded"
         rec = recency(_age(now, cand.proposed_at), params.half_life_days)
         imp = 1.0 if active else 0.5
