@@ -44,6 +44,10 @@ CONFIG_TEMPLATE = """\
 # weight_recency = 0.5
 # weight_importance = 0.3
 
+# [launch]                    # `viva launch`: the harness programs (default: on PATH)
+# claude-code = "/usr/local/bin/claude"
+# codex = "/usr/local/bin/codex"
+
 # [roots]                     # where each harness writes its sessions
 # claude-code = "~/.claude/projects"
 # codex = "~/.codex"
