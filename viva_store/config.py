@@ -47,6 +47,7 @@ CONFIG_TEMPLATE = """\
 # [launch]                    # `viva launch`: the harness programs (default: on PATH)
 # claude-code = "/usr/local/bin/claude"
 # codex = "/usr/local/bin/codex"
+# grant_ttl = "12h"          # how long a launched session's grant lives at most
 
 # [roots]                     # where each harness writes its sessions
 # claude-code = "~/.claude/projects"
