@@ -8,7 +8,8 @@ sessions filed to members through the triage service, the rest left in the queue
 
 * **First screen**: wall time from starting a Python process to the first frame
   (Textual's ``Ready`` event), headless at 160×48, for ``viva``'s app on the store and
-  for a bare Textual app (one ``Static``) measured the same way. Floor: ratio ≤ 1.5.
+  for a bare Textual app (one ``Static``) measured the same way, alternately. Floor: the
+  median of the paired ratios ≤ 1.5 (pairing cancels load that drifts during a run).
 * **Triage**: in one process, with the app idle on its first pane, the time from
   pressing ``2`` until the Triage list shows its first rows. Floor: ≤ 0.5 s.
 
@@ -197,17 +198,24 @@ def main() -> int:
     triage = [asyncio.run(triage_rows(home)) for _ in range(args.runs)]
 
     bare_s, viva_s, triage_s = (statistics.median(x) for x in (bare, viva, triage))
-    ratio = viva_s / bare_s
+    # Each viva run is paired with the bare run just before it, so both saw the same load.
+    ratio = statistics.median(v / b for v, b in zip(viva, bare, strict=True))
     ok_first, ok_triage = ratio <= FIRST_SCREEN_RATIO, triage_s <= TRIAGE_SECONDS
     print(f"store: {args.sessions:,} sessions ({home}); medians of {args.runs} runs")
-    print(f"first screen, bare Textual app   {bare_s * 1000:7.0f} ms")
     print(
-        f"first screen, viva               {viva_s * 1000:7.0f} ms   "
-        f"ratio {ratio:.2f} (floor <= {FIRST_SCREEN_RATIO})  {'ok' if ok_first else 'MISSED'}"
+        f"first screen, bare Textual app   {bare_s * 1000:7.0f} ms   (best {min(bare) * 1000:.0f})"
     )
     print(
-        f"triage, first rows after '2'     {triage_s * 1000:7.0f} ms   "
-        f"(floor <= {TRIAGE_SECONDS * 1000:.0f} ms)  {'ok' if ok_triage else 'MISSED'}"
+        f"first screen, viva               {viva_s * 1000:7.0f} ms   (best {min(viva) * 1000:.0f})"
+    )
+    print(
+        f"first screen ratio (paired runs)    {ratio:5.2f}      "
+        f"(floor <= {FIRST_SCREEN_RATIO})  {'ok' if ok_first else 'MISSED'}"
+    )
+    print(
+        f"triage, first rows after '2'     {triage_s * 1000:7.0f} ms   (best "
+        f"{min(triage) * 1000:.0f}; floor <= {TRIAGE_SECONDS * 1000:.0f} ms)  "
+        f"{'ok' if ok_triage else 'MISSED'}"
     )
     return 0 if ok_first and ok_triage else 1
 

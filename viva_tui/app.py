@@ -90,7 +90,7 @@ class VivaApp(App[None]):
         Done in the constructor, before the stylesheet is first parsed: choosing a theme
         later would parse every style twice before the first frame.
         """
-        loaded = themes.load_themes(themes.theme_dirs(self.home))
+        loaded = themes.load_themes(themes.theme_dirs(self.home), self.home / themes.CACHE_FILE)
         for theme in loaded.themes:
             self.register_theme(theme)
         wanted = self.prefs.get("theme")

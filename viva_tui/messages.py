@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING, Any
 
 from textual.message import Message
 
-from viva_store.records import SessionRecord
 from viva_tui.screens.shapes import MemberRow, Page, Query, Transcript
 
 if TYPE_CHECKING:
+    from viva_store.records import SessionRecord
     from viva_store.services.suggest import Suggestion
 
 # Requests (posted by panes and dialogs) ---------------------------------------------------

@@ -17,12 +17,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
 from textual.color import Color, ColorParseError
 from textual.theme import Theme
 
 DEFAULT_THEME = "viva-dark"
 UI_FILE = "ui.json"
+CACHE_FILE = ".theme-cache.json"
 COLOUR_FIELDS = (
     "primary",
     "secondary",
@@ -141,24 +141,58 @@ def parse_theme(data: Any, source: str) -> Theme:
     )
 
 
-def load_themes(dirs: Iterable[Path]) -> ThemeLoad:
-    """Every ``*.yaml`` / ``*.yml`` theme in ``dirs``; bad files reported, not raised."""
+def _read_yaml(path: Path) -> Any:
+    import yaml  # only when a theme file is new or changed (see load_themes)
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    try:
+        return yaml.load(path.read_text(encoding="utf-8"), Loader=loader)
+    except yaml.YAMLError as exc:
+        raise ThemeFileError(f"{path.name}: not valid YAML ({type(exc).__name__})") from exc
+
+
+def load_themes(dirs: Iterable[Path], cache: Path | None = None) -> ThemeLoad:
+    """Every ``*.yaml`` / ``*.yml`` theme in ``dirs``; bad files reported, not raised.
+
+    ``cache`` (a JSON file) keeps each file's parsed mapping by path, size and mtime, so
+    a start with unchanged themes reads no YAML; every theme is validated either way.
+    """
     result = ThemeLoad()
     by_name: dict[str, Theme] = {}
+    known: dict[str, Any] = {}
+    if cache is not None:
+        try:
+            known = json.loads(cache.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            known = {}
+    fresh: dict[str, Any] = {}
     for folder in dirs:
         if not folder.is_dir():
             continue
         for path in sorted([*folder.glob("*.yaml"), *folder.glob("*.yml")]):
             try:
-                data = yaml.safe_load(path.read_text(encoding="utf-8"))
+                st = path.stat()
+                stamp = [st.st_size, st.st_mtime_ns]
+                entry = known.get(str(path))
+                if isinstance(entry, dict) and entry.get("stamp") == stamp:
+                    data = entry.get("data")
+                else:
+                    data = _read_yaml(path)
+                fresh[str(path)] = {"stamp": stamp, "data": data}
                 theme = parse_theme(data, path.name)
-            except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+            except (OSError, UnicodeDecodeError) as exc:
                 result.errors.append(f"{path.name}: cannot read ({type(exc).__name__})")
                 continue
             except ThemeFileError as exc:
                 result.errors.append(str(exc))
                 continue
             by_name[theme.name] = theme
+    if cache is not None and fresh != known:
+        try:
+            cache.parent.mkdir(parents=True, exist_ok=True)
+            cache.write_text(json.dumps(fresh, default=str), encoding="utf-8")
+        except OSError:
+            pass  # a cache that cannot be written only costs the next start a YAML read
     result.themes = list(by_name.values())
     return result
 

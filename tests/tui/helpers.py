@@ -21,7 +21,10 @@ async def settle(pilot: Pilot[None], timeout: float = 20.0) -> None:
         await pilot.pause(0.35)
         waited += 0.35
         running = [w for w in app.workers if w.is_running]
-        if running:
+        building = not getattr(app.screen_stack[0], "panes_built", True)
+        if building:
+            idle = 0
+        elif running:
             idle = 0
             await app.workers.wait_for_complete()
         else:

@@ -48,7 +48,7 @@ def test_approve_after_confirmation(app: VivaApp, demo_ctx: Context) -> None:
         await settle(pilot)
 
     drive(app, script)
-    assert [p.text for p in active_principles(demo_ctx, "alice")] == [PENDING_ALICE]
+    assert PENDING_ALICE in [p.text for p in active_principles(demo_ctx, "alice")]
 
 
 def test_declining_the_confirmation_stores_nothing(app: VivaApp, demo_ctx: Context) -> None:
@@ -62,7 +62,7 @@ def test_declining_the_confirmation_stores_nothing(app: VivaApp, demo_ctx: Conte
 
     drive(app, script)
     assert candidate(demo_ctx, PENDING_OLIVER).status == "pending"
-    assert active_principles(demo_ctx, "oliver") == []
+    assert PENDING_OLIVER not in [p.text for p in active_principles(demo_ctx, "oliver")]
 
 
 def test_edit_then_approve_records_the_owner_wording(app: VivaApp, demo_ctx: Context) -> None:
@@ -82,7 +82,7 @@ def test_edit_then_approve_records_the_owner_wording(app: VivaApp, demo_ctx: Con
         await settle(pilot)
 
     drive(app, script)
-    assert [p.text for p in active_principles(demo_ctx, "oliver")] == [edited]
+    assert edited in [p.text for p in active_principles(demo_ctx, "oliver")]
 
 
 def test_reject_requires_a_reason(app: VivaApp, demo_ctx: Context) -> None:
@@ -119,8 +119,14 @@ def test_defer_keeps_it_in_the_queue(app: VivaApp, demo_ctx: Context) -> None:
     assert candidate(demo_ctx, DEFERRED_VICTOR).status == "deferred"
 
 
+def seeded(ctx: Context):  # type: ignore[no-untyped-def]
+    """Deven's principle the fixture approved twice (v1, then v2)."""
+    return next(p for p in active_principles(ctx, "deven") if p.text in (TEXT_V1, TEXT_V2))
+
+
 def test_rollback_from_the_history(app: VivaApp, demo_ctx: Context) -> None:
-    assert [p.text for p in active_principles(demo_ctx, "deven")] == [TEXT_V2]
+    principle = seeded(demo_ctx)
+    assert (principle.text, principle.version) == (TEXT_V2, 2)
 
     async def script(pilot: Pilot[None]) -> None:
         pane = await open_principles(pilot)
@@ -130,7 +136,7 @@ def test_rollback_from_the_history(app: VivaApp, demo_ctx: Context) -> None:
         first_approval = next(
             key
             for key, ev in sorted(pane._items.items(), key=lambda kv: kv[1].id)
-            if ev.action == "approved" and ev.member == "deven"
+            if ev.action == "approved" and ev.principle_id == principle.id and ev.version == 1
         )
         listing.highlighted = listing.get_option_index(first_approval)
         await pilot.press("b")
@@ -140,5 +146,10 @@ def test_rollback_from_the_history(app: VivaApp, demo_ctx: Context) -> None:
         await settle(pilot)
 
     drive(app, script)
-    active = active_principles(demo_ctx, "deven")
-    assert [(p.text, p.version, p.activated_by) for p in active] == [(TEXT_V1, 1, "rolled_back")]
+    after = seeded(demo_ctx)
+    assert (after.id, after.text, after.version, after.activated_by) == (
+        principle.id,
+        TEXT_V1,
+        1,
+        "rolled_back",
+    )

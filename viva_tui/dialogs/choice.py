@@ -9,12 +9,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.content import Content
-from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from viva_tui.dialogs.base import Dialog
 
-class ChoiceModal(ModalScreen[str | None]):
+
+class ChoiceModal(Dialog[str | None]):
     """Dismisses with the chosen id, or None on Escape."""
 
     BINDINGS: ClassVar[list[BindingType]] = [

@@ -8,11 +8,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
-from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
+from viva_tui.dialogs.base import Dialog
 
-class ConfirmModal(ModalScreen[bool]):
+
+class ConfirmModal(Dialog[bool]):
     """Ask ``question``; dismisses with True only on an explicit yes."""
 
     BINDINGS: ClassVar[list[BindingType]] = [

@@ -8,11 +8,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
-from textual.screen import ModalScreen
 from textual.widgets import Markdown, Static
 
+from viva_tui.dialogs.base import Dialog
 
-class DocumentDialog(ModalScreen[None]):
+
+class DocumentDialog(Dialog[None]):
     """Show ``markdown`` under ``title`` until Escape."""
 
     BINDINGS: ClassVar[list[BindingType]] = [

@@ -9,16 +9,16 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.content import Content
-from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from viva_store.records import MemberRecord
+from viva_tui.dialogs.base import Dialog
 
 NOBODY = "\0nobody"
 
 
-class MemberPicker(ModalScreen[str | None]):
+class MemberPicker(Dialog[str | None]):
     """A list of members (with their triage keys); dismisses with a name, NOBODY or None."""
 
     BINDINGS: ClassVar[list[BindingType]] = [

@@ -8,11 +8,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
-from textual.screen import ModalScreen
 from textual.widgets import Button, Static, TextArea
 
+from viva_tui.dialogs.base import Dialog
 
-class TextModal(ModalScreen[str | None]):
+
+class TextModal(Dialog[str | None]):
     """Ask for text; ``required`` refuses an empty answer. Dismisses with None on cancel."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -35,7 +36,9 @@ class TextModal(ModalScreen[str | None]):
             yield Static(Content.styled(self.title_text, "bold"), classes="dialog-title")
             if self.detail:
                 yield Static(Content(self.detail), classes="dialog-detail")
-            yield TextArea(self.initial, id="text", soft_wrap=True)
+            area = TextArea(self.initial, id="text", soft_wrap=True)
+            area.cursor_blink = False  # a steady cursor (and steady snapshots)
+            yield area
             yield Static("", id="text-problem", classes="problem")
             with Horizontal(classes="dialog-buttons"):
                 yield Button(f"{self.ok} (ctrl+s)", id="ok", variant="primary")

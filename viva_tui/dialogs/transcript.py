@@ -5,15 +5,15 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
-from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from viva_tui import keys
+from viva_tui.dialogs.base import Dialog
 from viva_tui.screens.shapes import Transcript
 from viva_tui.widgets.transcript import TranscriptView
 
 
-class TranscriptDialog(ModalScreen[None]):
+class TranscriptDialog(Dialog[None]):
     """Read one session; z folds tool calls, esc closes."""
 
     BINDINGS = keys.TRANSCRIPT

@@ -17,6 +17,10 @@ from viva_store.services.sessions import session_messages as _messages
 from viva_store.services.suggest import Suggestion, suggest
 from viva_store.services.triage import Classified, classify, classify_nobody, unclassify
 from viva_store.store import Context
+from viva_tui.screens import data_principles, data_skills, data_timeline
+from viva_tui.screens.data_principles import PrinciplesData
+from viva_tui.screens.data_skills import CurveData, SkillsData
+from viva_tui.screens.data_timeline import TimelineEvents
 from viva_tui.screens.shapes import (
     PREVIEW_MESSAGES,
     MemberRow,
@@ -127,6 +131,40 @@ class Backend:
         from viva_store.services.importer import run_import
 
         return run_import(self.ctx)
+
+    # Timeline, skills, principles (modules that name what this build lacks) ------------
+
+    def timeline_events(self, member: str) -> TimelineEvents:
+        """The member's skill events and principle decisions, newest first."""
+        return data_timeline.load_events(self.ctx, member)
+
+    def search(self, member: str, text: str) -> list[Any]:
+        """Recall hits in the member's experience."""
+        return data_timeline.search(self.ctx, member, text)
+
+    def skills(self, member: str, include_forgotten: bool) -> SkillsData:
+        """The member's skill set with trends."""
+        return data_skills.load_skills(self.ctx, member, include_forgotten)
+
+    def curve(self, member: str, skill: str) -> CurveData:
+        """One skill's weight curve."""
+        return data_skills.load_curve(self.ctx, member, skill)
+
+    def change_skill(self, action: str, member: str, skill: str, track: str = "") -> str:
+        """Reclaim a skill or change its track."""
+        return data_skills.change(self.ctx, action, member, skill, track)
+
+    def skill_body(self, name: str) -> str:
+        """A skill's body (reading it here is not a use)."""
+        return data_skills.skill_body(self.ctx, name)
+
+    def principles(self, members: Sequence[str]) -> PrinciplesData:
+        """The queue, the history and what is in force."""
+        return data_principles.load_principles(self.ctx, list(members) or self.member_names())
+
+    def decide(self, action: str, ref: str, text: str | None, version: int) -> str:
+        """Store one owner decision about a principle."""
+        return data_principles.decide(self.ctx, action, ref, text, version)
 
     # Report ----------------------------------------------------------------------------
 

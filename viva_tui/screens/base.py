@@ -9,11 +9,11 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from viva_store.records import MemberRecord
 from viva_tui.screens.shapes import Unavailable
 from viva_tui.widgets.pane import Pane
 
 if TYPE_CHECKING:
+    from viva_store.records import MemberRecord
     from viva_tui.screens.backend import Backend
 
 T = TypeVar("T")

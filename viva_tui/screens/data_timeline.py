@@ -42,13 +42,19 @@ class TimelineEvents:
 
 def _principle_events(ctx: Context, member: str) -> list[TimelineEvent]:
     principles = optional("principles", "Principle decisions")
+    wording = {
+        (c.principle_id, c.version): c.text
+        for c in principles.principle_queue(ctx, include_decided=True)
+        if c.member == member
+    }
     out = []
     for ev in principles.principle_history(ctx, member):
         label = PRINCIPLE_ACTIONS.get(ev.action)
         if label is None:
             continue
         version = f" v{ev.version}" if ev.version is not None else ""
-        said = f": {ev.text}" if ev.text else ""
+        text = ev.text or wording.get((ev.principle_id, ev.version))
+        said = f": {text}" if text else ""
         why = f" — {ev.reason}" if ev.reason else ""
         out.append(TimelineEvent(ev.at, "principle", f"{label}{version}{said}{why}"))
     return out

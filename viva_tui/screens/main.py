@@ -15,7 +15,6 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import ContentSwitcher, Footer
 
-from viva_store.records import MemberRecord
 from viva_tui import keys
 from viva_tui.messages import (
     DocumentLoaded,
@@ -38,6 +37,7 @@ from viva_tui.widgets.pane import Pane
 from viva_tui.widgets.sidebar import PANES, Sidebar
 
 if TYPE_CHECKING:
+    from viva_store.records import MemberRecord
     from viva_tui.screens.backend import Backend
 
 
@@ -120,6 +120,7 @@ class MainScreen(TriageFlow, TimelineFlow, SkillsFlow, PrinciplesFlow, ImportFlo
         if pane is not None:
             return pane
         pane = make_pane(pane_id)
+        pane.display = False  # the switcher shows it when it becomes current
         await self.query_one(ContentSwitcher).mount(pane)
         if hasattr(pane, "set_harnesses") and self.harnesses:
             pane.set_harnesses(self.harnesses)

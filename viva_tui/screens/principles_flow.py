@@ -13,7 +13,6 @@ from viva_tui.messages import (
     TranscriptRequested,
 )
 from viva_tui.screens.base import ServiceScreen
-from viva_tui.screens.data_principles import decide, load_principles
 from viva_tui.widgets.sidebar import Sidebar
 
 if TYPE_CHECKING:
@@ -41,7 +40,7 @@ class PrinciplesFlow(ServiceScreen):
         names = [m.name for m in self.members]
         self.run_service(
             "principles:load",
-            lambda b: load_principles(b.ctx, names or b.member_names()),
+            lambda b: b.principles(names),
             PrinciplesLoaded,
         )
 
@@ -101,7 +100,7 @@ class PrinciplesFlow(ServiceScreen):
     def _store(self, action: str, ref: str, text: str | None, version: int) -> None:
         self.run_service(
             "principles:decide",
-            lambda b: decide(b.ctx, action, ref, text, version),
+            lambda b: b.decide(action, ref, text, version),
             PrincipleDecided,
             exclusive=False,
         )

@@ -14,9 +14,9 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from viva_store.errors import VivaError
-from viva_store.records import MemberRecord, MessageRecord, SessionRecord
 
 if TYPE_CHECKING:
+    from viva_store.records import MemberRecord, MessageRecord, SessionRecord
     from viva_store.services.sessions import SessionFilter
 
 PREVIEW_MESSAGES = 120

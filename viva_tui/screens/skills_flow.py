@@ -15,7 +15,6 @@ from viva_tui.messages import (
     SkillsRequested,
 )
 from viva_tui.screens.base import ServiceScreen
-from viva_tui.screens.data_skills import change, load_curve, load_skills, skill_body
 
 if TYPE_CHECKING:
     from viva_tui.widgets.skills_pane import SkillsPane
@@ -29,14 +28,14 @@ class SkillsFlow(ServiceScreen):
 
     def on_skills_requested(self, message: SkillsRequested) -> None:
         member, include = message.member, message.include_forgotten
-        self.run_service("skills:load", lambda b: load_skills(b.ctx, member, include), SkillsLoaded)
+        self.run_service("skills:load", lambda b: b.skills(member, include), SkillsLoaded)
 
     def on_skills_loaded(self, message: SkillsLoaded) -> None:
         self.skills_pane().show_skills(message.data)
 
     def on_curve_requested(self, message: CurveRequested) -> None:
         member, skill = message.member, message.skill
-        self.run_service("skills:curve", lambda b: load_curve(b.ctx, member, skill), CurveLoaded)
+        self.run_service("skills:curve", lambda b: b.curve(member, skill), CurveLoaded)
 
     def on_curve_loaded(self, message: CurveLoaded) -> None:
         self.skills_pane().show_curve(message.data)
@@ -61,7 +60,7 @@ class SkillsFlow(ServiceScreen):
             if yes:
                 self.run_service(
                     "skills:change",
-                    lambda b: change(b.ctx, m.action, m.member, m.skill, m.track),
+                    lambda b: b.change_skill(m.action, m.member, m.skill, m.track),
                     lambda said: SkillChanged(m.member, said),
                     exclusive=False,
                 )
@@ -81,5 +80,5 @@ class SkillsFlow(ServiceScreen):
     def on_skill_body_wanted(self, message: SkillBodyWanted) -> None:
         name = message.skill
         self.run_service(
-            "skills:body", lambda b: skill_body(b.ctx, name), lambda md: DocumentLoaded(name, md)
+            "skills:body", lambda b: b.skill_body(name), lambda md: DocumentLoaded(name, md)
         )

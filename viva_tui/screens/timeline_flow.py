@@ -8,7 +8,6 @@ from textual.worker import WorkerState
 
 from viva_tui.messages import PageLoaded, SearchFinished, SearchRequested, TimelineLoaded
 from viva_tui.screens.base import ServiceScreen
-from viva_tui.screens.data_timeline import load_events, search
 from viva_tui.screens.shapes import TIMELINE_PAGE, Query
 
 if TYPE_CHECKING:
@@ -27,7 +26,7 @@ class TimelineFlow(ServiceScreen):
                 "timeline:page",
                 lambda b: (
                     b.page(query, 0, TIMELINE_PAGE, status="attributed", member=member),
-                    load_events(b.ctx, member),
+                    b.timeline_events(member),
                 ),
                 lambda got: TimelineLoaded(member, got[0], got[1]),
             )
@@ -45,7 +44,7 @@ class TimelineFlow(ServiceScreen):
         member, text = message.member, message.text
         self.run_service(
             "timeline:search",
-            lambda b: search(b.ctx, member, text),
+            lambda b: b.search(member, text),
             lambda hits: SearchFinished(member, text, hits),
         )
 

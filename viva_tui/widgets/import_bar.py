@@ -12,6 +12,12 @@ from viva_tui.widgets.format import clip
 class ImportBar(Horizontal):
     """A labelled determinate progress bar; never on screen while idle."""
 
+    DEFAULT_CSS = """
+    ImportBar { height: 1; padding: 0 1; background: $panel; }
+    ImportBar #import-label { width: 1fr; }
+    ImportBar #import-progress { width: auto; }
+    """
+
     def __init__(self) -> None:
         super().__init__(id="import-bar")
         self.display = False

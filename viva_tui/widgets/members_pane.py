@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, cast
+
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
@@ -13,9 +15,22 @@ from viva_tui.messages import MemberChosen
 from viva_tui.screens.shapes import MemberRow
 from viva_tui.widgets.format import when
 from viva_tui.widgets.pane import Pane
-from viva_tui.widgets.tables import RowTable
 
-COLUMNS = ("member", "role", "engine", "harnesses", "sessions", "skills", "principles", "last")
+if TYPE_CHECKING:
+    from textual.widgets import DataTable
+
+    from viva_tui.widgets.tables import RowTable
+
+COLUMNS = (
+    ("member", "member", 22),
+    ("role", "role", 12),
+    ("engine", "engine", 16),
+    ("harnesses", "harnesses", 28),
+    ("sessions", "sessions", 8),
+    ("skills", "skills", 6),
+    ("principles", "principles", 10),
+    ("last", "last active", 16),
+)
 
 
 def _count(value: int | None, counted: bool) -> str:
@@ -54,19 +69,20 @@ the one the Timeline and Skills panes show.
             yield Static("Opening the store…", id="soul-title")
 
     async def _table(self) -> RowTable:
+        from viva_tui.widgets.tables import RowTable  # with the roster, after the first frame
+
         found = self.query(RowTable)
         if found:
             return found.first()
         table = RowTable(id="members-table", zebra_stripes=True)
         await self.mount(table, before=0)
-        for col in COLUMNS:
-            table.add_column(col, key=col)
+        table.add_fixed_columns(COLUMNS)
         if self.has_focus_within or self.screen.focused is None:
             table.focus()
         return table
 
     def focus_main(self) -> None:
-        found = self.query(RowTable)
+        found = self.query("#members-table")
         if found:
             found.first().focus()
 
@@ -92,11 +108,12 @@ the one the Timeline and Skills panes show.
                 when(row.last_active) if counted else "…",
                 key=m.name,
             )
+        table.rows_added()
         if rows:
             table.move_cursor(row=min(keep, len(rows) - 1))
             self._show_soul(min(keep, len(rows) - 1))
 
-    def on_data_table_row_highlighted(self, event: RowTable.RowHighlighted) -> None:
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         event.stop()
         self._show_soul(event.cursor_row)
 
@@ -125,9 +142,9 @@ the one the Timeline and Skills panes show.
             )
 
     def action_select_member(self) -> None:
-        found = self.query(RowTable)
+        found = self.query("#members-table")
         if not found:
             return
-        table = found.first()
+        table = cast("RowTable", found.first())
         if 0 <= table.cursor_row < len(self.rows):
             self.ask(MemberChosen(self.rows[table.cursor_row].member.name))

@@ -24,6 +24,12 @@ ROLLBACK_FROM = ("approved", "rolled_back")
 class PrinciplesPane(Pane):
     """Candidates waiting for the owner, grouped by ISO week; or every decision event."""
 
+    DEFAULT_CSS = """
+    #principles-body { height: 1fr; }
+    #principles-list { width: 2fr; height: 1fr; border: none; }
+    #principles-detail { width: 3fr; border-left: tall $panel; padding: 0 1; }
+    """
+
     PANE_ID = "principles"
     TITLE = "Principles"
     BINDINGS = keys.PRINCIPLES
@@ -119,7 +125,7 @@ can be rolled back (nothing is deleted).
                 Option(
                     Content.assemble(
                         (f"  {c.member:<8} ", "bold $approval-needed"),
-                        clip(c.text, 60),
+                        clip(c.text, 34),
                         (flag, "italic $warning"),
                     ),
                     id=c.id,
@@ -210,9 +216,7 @@ can be rolled back (nothing is deleted).
                 (f" · {ev.member} · by {ev.actor} · {when(ev.at)}", "$text-muted"),
             ),
             Content.styled(
-                f"\nprinciple {ev.principle_id}; version in force: "
-                + (f"v{active}" if active else "none"),
-                "$text-muted",
+                f"\nversion in force: {f'v{active}' if active else 'none'}", "$text-muted"
             ),
         ]
         if text:

@@ -19,11 +19,19 @@ from viva_tui.messages import (
 )
 from viva_tui.screens.data_skills import CurveData, SkillRow, SkillsData
 from viva_tui.widgets.decay_plot import DecayPlot
-from viva_tui.widgets.format import plural, sparkline, when
+from viva_tui.widgets.format import local, plural, sparkline, when
 from viva_tui.widgets.pane import Pane
 from viva_tui.widgets.tables import RowTable
 
-COLUMNS = ("skill", "status", "weight", "track", "last used", "uses", "trend")
+COLUMNS = (
+    ("skill", "skill", 24),
+    ("status", "status", 12),
+    ("weight", "weight", 6),
+    ("track", "track", 7),
+    ("last used", "last used", 10),
+    ("uses", "uses", 4),
+    ("trend", "trend", 12),
+)
 STATUS_VAR = {
     "active": "status-active",
     "native": "status-native",
@@ -35,6 +43,15 @@ STATUS_VAR = {
 
 class SkillsPane(Pane):
     """The table of skills on the left, the curve of the highlighted one on the right."""
+
+    DEFAULT_CSS = """
+    #skills-banner { height: auto; padding: 0 1; background: $warning 15%; }
+    #skills-body { height: 1fr; }
+    #skills-table { width: 3fr; height: 1fr; }
+    #skills-curve { width: 2fr; border-left: tall $panel; }
+    #decay-plot { height: 1fr; }
+    #curve-facts { height: auto; padding: 0 1; }
+    """
 
     PANE_ID = "skills"
     TITLE = "Skills"
@@ -80,8 +97,7 @@ every 30 of the member's sessions (session track) or every 60 days (time track).
 
     def on_mount(self) -> None:
         table = self.query_one(RowTable)
-        for col in COLUMNS:
-            table.add_column(col, key=col)
+        table.add_fixed_columns(COLUMNS)
         self.query_one("#skills-banner", Static).display = False
 
     def focus_main(self) -> None:
@@ -116,6 +132,8 @@ every 30 of the member's sessions (session track) or every 60 days (time track).
         table.clear()
         self.rows = {r.name: r for r in data.rows}
         vars_ = self.app.theme_variables
+        # One scale for every trend, so a faded skill looks faded next to a strong one.
+        top = max((w for r in data.rows for w in r.spark), default=1.0)
         for r in data.rows:
             colour = vars_.get(STATUS_VAR.get(r.status, ""), "")
             table.add_row(
@@ -123,11 +141,12 @@ every 30 of the member's sessions (session track) or every 60 days (time track).
                 Text(r.status.replace("_", " "), style=colour),
                 f"{r.weight:.3f}",
                 r.track,
-                when(r.last_used),
+                f"{local(r.last_used):%Y-%m-%d}" if r.last_used else "—",
                 str(r.uses),
-                Text(sparkline(r.spark, 12), style=vars_.get("decay-curve", "")),
+                Text(sparkline(r.spark, 12, top), style=vars_.get("decay-curve", "")),
                 key=r.name,
             )
+        table.rows_added()
         if keep in self.rows:
             table.move_cursor(row=list(self.rows).index(keep))
         banner = self.query_one("#skills-banner", Static)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import ClassVar
 
 from textual.binding import Binding, BindingType
@@ -21,6 +22,17 @@ class RowTable(DataTable[object], inherit_bindings=False):
 
     def __init__(self, *, id: str | None = None, zebra_stripes: bool = False) -> None:
         super().__init__(id=id, cursor_type="row", zebra_stripes=zebra_stripes)
+
+    def add_fixed_columns(self, columns: Sequence[tuple[str, str, int]]) -> None:
+        """``(key, label, width)`` columns: widths known up front, never measured late
+        (the table otherwise sizes columns when idle, after the rows are drawn)."""
+        for key, label, width in columns:
+            self.add_column(label, key=key, width=width)
+
+    def rows_added(self) -> None:
+        """Have the new rows measured now: the table sizes its columns when idle, and a
+        table that receives no further message would otherwise keep header-wide ones."""
+        self.check_idle()
 
     @property
     def current_key(self) -> str | None:

@@ -48,6 +48,12 @@ def highlight(snippet: str, query: str) -> Content:
 class TimelinePane(Pane):
     """Sessions of one member, newest first, a page at a time, with its events between."""
 
+    DEFAULT_CSS = """
+    #timeline-body { height: 1fr; }
+    #timeline-list { height: 1fr; border: none; }
+    #timeline-preview { height: 1fr; border-top: tall $panel; }
+    """
+
     PANE_ID = "timeline"
     TITLE = "Timeline"
     BINDINGS = keys.TIMELINE

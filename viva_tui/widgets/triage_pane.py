@@ -36,19 +36,25 @@ if TYPE_CHECKING:
 NEAR_END = 25
 PREVIEW_DELAY = 0.15
 COLUMNS = (
-    ("mark", " "),
-    ("harness", "harness"),
-    ("project", "project"),
-    ("started", "started"),
-    ("title", "title"),
-    ("msgs", "msgs"),
-    ("suggested", "suggested"),
+    ("mark", " ", 1),
+    ("harness", "harness", 11),
+    ("project", "project", 20),
+    ("started", "started", 16),
+    ("title", "title", 44),
+    ("msgs", "msgs", 4),
+    ("suggested", "suggested", 15),
 )
 
 
 class TriagePane(Pane):
     """Unattributed sessions, newest first, loaded a page at a time as the cursor nears
     the end (the store may hold tens of thousands)."""
+
+    DEFAULT_CSS = """
+    #triage-body { height: 1fr; }
+    #triage-table { height: 1fr; }
+    #triage-preview { height: 1fr; border-top: tall $panel; }
+    """
 
     PANE_ID = "triage"
     TITLE = "Triage"
@@ -100,8 +106,7 @@ files a session by itself.
 
     def on_mount(self) -> None:
         table = self.query_one(RowTable)
-        for key, label in COLUMNS:
-            table.add_column(label, key=key)
+        table.add_fixed_columns(COLUMNS)
 
     def request_data(self) -> None:
         self._request(0)
@@ -132,6 +137,7 @@ files a session by itself.
             self.order.append(s.id)
             self.sessions[s.id] = s
             table.add_row(*self._cells(s), key=s.id)
+        table.rows_added()
         self.marked &= set(self.sessions)
         if page.offset == 0:
             self._after_reset()
@@ -214,9 +220,9 @@ files a session by itself.
         return (
             self._mark_cell(s.id),
             s.harness,
-            project_label(s.project, s.cwd),
+            project_label(s.project, s.cwd, 20),
             when(s.started_at),
-            clip(s.title or "(untitled)", 50),
+            clip(s.title or "(untitled)", 44),
             str(s.message_count),
             self._suggestion_cell(s.id),
         )
@@ -245,9 +251,6 @@ files a session by itself.
         parts = [Content.styled(head, "bold $triage-pending")]
         if legend:
             parts.append(Content.assemble("   assign: ", (legend, "bold")))
-        parts.append(
-            Content.styled("   space mark · m pick · n nobody · y accept · u undo", "$text-muted")
-        )
         self.query_one("#triage-status", Static).update(Content("").join(parts))
 
     # Reacting to the owner ----------------------------------------------------------------
