@@ -77,23 +77,31 @@ def discover(root: Path) -> Iterator[SourceFile]:
 
 
 def _walk(folder: Path) -> Iterator[tuple[Path, os.stat_result]]:
-    try:
-        with os.scandir(folder) as it:
-            entries = sorted(it, key=lambda e: e.name)
-    except OSError:
-        return
-    subdirs: list[Path] = []
-    for entry in entries:
+    """Files before sub-folders, each by name; iterative, because a re-import of an
+    unchanged history is little more than this walk and must stay close to a bare one."""
+    stack = [str(folder)]
+    while stack:
+        current = stack.pop()
         try:
-            if entry.is_dir(follow_symlinks=False):
-                if entry.name not in _SKIP_DIRS and not entry.name.startswith("."):
-                    subdirs.append(Path(entry.path))
-            elif entry.name.endswith(".jsonl") and entry.is_file():
-                yield Path(entry.path), entry.stat()
+            with os.scandir(current) as it:
+                entries = sorted(it, key=_by_name)
         except OSError:
             continue
-    for sub in subdirs:
-        yield from _walk(sub)
+        subdirs: list[str] = []
+        for entry in entries:
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    if entry.name not in _SKIP_DIRS and not entry.name.startswith("."):
+                        subdirs.append(entry.path)
+                elif entry.name.endswith(".jsonl") and entry.is_file():
+                    yield Path(entry.path), entry.stat()
+            except OSError:
+                continue
+        stack.extend(reversed(subdirs))
+
+
+def _by_name(entry: os.DirEntry[str]) -> str:
+    return entry.name
 
 
 def parse_records(
