@@ -35,7 +35,7 @@ def known_files(ctx: Context, harnesses: list[str]) -> dict[tuple[str, str], tup
     """(id, size, mtime, inode) of every file read before: all a skip decision needs."""
     cols = (F.c.harness, F.c.path, F.c.id, F.c.size, F.c.mtime_ns, F.c.inode)
     rows = ctx.store.read(
-        lambda c: c.execute(select(*cols).where(F.c.harness.in_(harnesses))).tuples().all()
+        lambda c: c.execute(select(*cols).where(F.c.harness.in_(harnesses))).all()
     )
     return {(h, p): (i, size, mtime, ino) for h, p, i, size, mtime, ino in rows}
 
