@@ -46,6 +46,7 @@ SCREEN = [
 
 MEMBERS = [
     _b("members.select", "enter", "select_member", "Use member", "Timeline and skills follow"),
+    _b("members.launch", "l", "launch_command", "Launch…", "Show and copy the viva launch command"),
 ]
 
 TRIAGE = [

@@ -4,6 +4,9 @@ Panes are passive: they post *requests* (``…Requested``) and the screen answer
 running a thread worker that calls a service and posts a *past-tense* message back
 (``TriagePageLoaded``, ``SessionsClassified``). Past-tense messages are posted to the
 screen only (``bubble=False``); the screen hands their records to the pane.
+
+Messages are compared by identity and shown by Textual's own repr, so the dataclasses
+skip ``__eq__`` and ``__repr__`` (this module loads before the first frame).
 """
 
 from __future__ import annotations
@@ -22,14 +25,14 @@ if TYPE_CHECKING:
 # Requests (posted by panes and dialogs) ---------------------------------------------------
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class MemberChosen(Message):
     """The owner picked the member the Timeline and Skills panes show."""
 
     name: str
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class PageRequested(Message):
     """A pane wants a page of sessions (``member`` None: the triage queue)."""
 
@@ -39,7 +42,7 @@ class PageRequested(Message):
     member: str | None = None
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class PreviewRequested(Message):
     """A list's cursor rests on a session: show its transcript in ``pane``'s preview."""
 
@@ -47,14 +50,14 @@ class PreviewRequested(Message):
     pane: str = "triage"
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class TranscriptRequested(Message):
     """Open a session's transcript in a dialog."""
 
     session_id: str
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class AssignRequested(Message):
     """File these sessions into ``member``'s experience (None: nobody's)."""
 
@@ -62,21 +65,21 @@ class AssignRequested(Message):
     member: str | None
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class PickRequested(Message):
     """Ask the owner which member these sessions belong to, then assign."""
 
     session_ids: tuple[str, ...]
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class AcceptRequested(Message):
     """Accept the suggestions: ``(session id, member)`` pairs."""
 
     pairs: tuple[tuple[str, str], ...]
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class UndoRequested(Message):
     """Undo the last triage action."""
 
@@ -84,7 +87,7 @@ class UndoRequested(Message):
 # Results (posted by workers to the screen) -------------------------------------------------
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class MembersLoaded(Message, bubble=False):
     """The roster, with counts (``rows``) or without them yet (``counted`` False)."""
 
@@ -92,7 +95,7 @@ class MembersLoaded(Message, bubble=False):
     counted: bool
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class PageLoaded(Message, bubble=False):
     """A page of sessions for ``pane`` arrived."""
 
@@ -101,14 +104,14 @@ class PageLoaded(Message, bubble=False):
     member: str | None = None
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class SuggestionsLoaded(Message, bubble=False):
     """Suggestions for the queued sessions, by session id."""
 
     suggestions: dict[str, Suggestion]
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class PreviewLoaded(Message, bubble=False):
     """The transcript for a pane's preview."""
 
@@ -116,14 +119,14 @@ class PreviewLoaded(Message, bubble=False):
     pane: str = "triage"
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class TranscriptLoaded(Message, bubble=False):
     """A full transcript to show in a dialog."""
 
     transcript: Transcript
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class SessionsClassified(Message, bubble=False):
     """A triage action was stored: which sessions, how, and how to say it."""
 
@@ -132,7 +135,7 @@ class SessionsClassified(Message, bubble=False):
     undoable: bool = True
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class ImportProgressed(Message, bubble=False):
     """An import advanced; a newer copy replaces an older one still in the queue."""
 
@@ -144,7 +147,7 @@ class ImportProgressed(Message, bubble=False):
         return isinstance(message, ImportProgressed)
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class ImportFinished(Message, bubble=False):
     """An import ended; ``counts`` are the summary's numbers."""
 
@@ -153,7 +156,7 @@ class ImportFinished(Message, bubble=False):
     new_sessions: tuple[str, ...] = field(default_factory=tuple)
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class SessionsChanged(Message, bubble=False):
     """Sessions changed in the store (a classification or an import): reload lists."""
 
@@ -163,12 +166,12 @@ class SessionsChanged(Message, bubble=False):
 # Principles -------------------------------------------------------------------------------
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class PrinciplesRequested(Message):
     """The principles pane wants the queue and the history."""
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class DecisionWanted(Message):
     """The owner pressed a decision key; the screen confirms, then stores it.
 
@@ -183,21 +186,21 @@ class DecisionWanted(Message):
     version: int = 0
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class EvidenceWanted(Message):
     """Open one of the sessions a candidate cites."""
 
     refs: tuple[str, ...]
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class PrinciplesLoaded(Message, bubble=False):
     """The queue, history and active versions arrived."""
 
     data: Any
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class PrincipleDecided(Message, bubble=False):
     """A decision was stored; ``summary`` says what it did."""
 
@@ -207,7 +210,7 @@ class PrincipleDecided(Message, bubble=False):
 # Timeline ---------------------------------------------------------------------------------
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class SearchRequested(Message):
     """Search ``member``'s experience for ``text`` (empty: leave the search)."""
 
@@ -215,7 +218,7 @@ class SearchRequested(Message):
     text: str
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class TimelineLoaded(Message, bubble=False):
     """The first page of a member's timeline with its skill and principle events."""
 
@@ -224,7 +227,7 @@ class TimelineLoaded(Message, bubble=False):
     events: Any
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class SearchFinished(Message, bubble=False):
     """Recall hits for a search in the timeline."""
 
@@ -236,7 +239,7 @@ class SearchFinished(Message, bubble=False):
 # Skills -----------------------------------------------------------------------------------
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class SkillsRequested(Message):
     """The skills pane wants ``member``'s set."""
 
@@ -244,7 +247,7 @@ class SkillsRequested(Message):
     include_forgotten: bool
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class CurveRequested(Message):
     """Plot this skill's curve."""
 
@@ -252,7 +255,7 @@ class CurveRequested(Message):
     skill: str
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class SkillChangeWanted(Message):
     """Reclaim a skill (``action`` reclaim) or move it to ``track`` (``action`` track)."""
 
@@ -262,28 +265,28 @@ class SkillChangeWanted(Message):
     track: str = ""
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class SkillBodyWanted(Message):
     """Read a skill's body."""
 
     skill: str
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class SkillsLoaded(Message, bubble=False):
     """A member's skill set arrived."""
 
     data: Any
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class CurveLoaded(Message, bubble=False):
     """A skill's curve arrived."""
 
     data: Any
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class SkillChanged(Message, bubble=False):
     """A reclaim or track change was stored."""
 
@@ -291,7 +294,7 @@ class SkillChanged(Message, bubble=False):
     summary: str
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class DocumentLoaded(Message, bubble=False):
     """A Markdown document to show (a skill body, the weekly report)."""
 

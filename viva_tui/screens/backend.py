@@ -11,6 +11,8 @@ from collections.abc import Generator, Sequence
 from typing import Any
 
 from viva_store.records import MemberRecord
+from viva_store.services.executions import list_executions
+from viva_store.services.launch import command_line
 from viva_store.services.members import list_members, member_names
 from viva_store.services.sessions import SessionFilter, get_session, list_sessions
 from viva_store.services.sessions import session_messages as _messages
@@ -60,6 +62,8 @@ class Backend:
                     last_active=sessions[0].started_at if sessions else None,
                     active_skills=self._count_skills(m.name),
                     active_principles=self._count_principles(m.name),
+                    executions=tuple(list_executions(self.ctx, m.name, limit=5)),
+                    launch_command=command_line(m.name, m.harnesses[0]) if m.harnesses else "",
                 )
             )
         return rows

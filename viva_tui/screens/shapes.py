@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from viva_store.errors import VivaError
 
 if TYPE_CHECKING:
-    from viva_store.records import MemberRecord, MessageRecord, SessionRecord
+    from viva_store.records import ExecutionRecord, MemberRecord, MessageRecord, SessionRecord
     from viva_store.services.sessions import SessionFilter
 
 PREVIEW_MESSAGES = 120
@@ -87,3 +87,5 @@ class MemberRow:
     last_active: datetime | None
     active_skills: int | None
     active_principles: int | None
+    executions: tuple[ExecutionRecord, ...] = ()
+    launch_command: str = ""

@@ -53,5 +53,5 @@ class TimelineFlow(ServiceScreen):
 
     def work_ended(self, group: str, state: WorkerState) -> None:
         if group == "timeline:page" and state != WorkerState.SUCCESS:
-            self.timeline_pane().loading = False
+            self.timeline_pane().fetching = False
         super().work_ended(group, state)

@@ -60,9 +60,10 @@ class TriageFlow(ServiceScreen):
         )
 
     def triage_page_shown(self, offset: int) -> None:
-        """Suggestions cover the whole queue: they are computed once the first rows show."""
+        """Suggestions cover the whole queue (seconds of work on a large store): they start
+        once the first rows are painted, so their thread does not delay that frame."""
         if offset == 0:
-            self.load_suggestions()
+            self.call_after_refresh(self.set_timer, 0.2, self.load_suggestions)
 
     def load_suggestions(self) -> None:
         """The suggestion for every queued session (in the background)."""
@@ -146,7 +147,7 @@ class TriageFlow(ServiceScreen):
 
     def work_ended(self, group: str, state: WorkerState) -> None:
         if group == "triage:page" and state != WorkerState.SUCCESS:
-            self.triage_pane().loading = False
+            self.triage_pane().fetching = False
         super().work_ended(group, state)
 
 

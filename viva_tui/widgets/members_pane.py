@@ -39,6 +39,22 @@ def _count(value: int | None, counted: bool) -> str:
     return "n/a" if value is None else str(value)
 
 
+def _launches(row: MemberRow) -> Content:
+    """The member's recent launches through Viva, newest first, and how to start one."""
+    parts: list[str | tuple[str, str]] = [("Recent launches", "bold"), "\n"]
+    if not row.executions:
+        parts.append(("none yet", "italic"))
+        parts.append("\n")
+    for ex in row.executions:
+        ended = ex.outcome or "running"
+        task = f" · {ex.task[:60]}" if ex.task else ""
+        parts.append(f"{when(ex.started_at)}  {ex.harness}  {ended}  {ex.cwd}{task}\n")
+    if row.launch_command:
+        parts.append(("Launch: ", "bold"))
+        parts.append(row.launch_command + ' --task "…"  (l copies it)\n')
+    return Content.assemble(*parts)
+
+
 class MembersPane(Pane):
     """The roster (coordinator first) and the highlighted member's soul."""
 
@@ -54,8 +70,10 @@ the owner approved.
 * **skills** — skills in its set that are not forgotten; **principles** — active ones.
 * **n/a** means that part of Viva is not in this build yet.
 
-The right side renders the member's `soul.md`. **Enter** makes the highlighted member
-the one the Timeline and Skills panes show.
+The right side shows the member's recent launches through Viva (each one an execution
+record: harness, folder, task, how it ended) and renders its `soul.md`. **Enter** makes the
+highlighted member the one the Timeline and Skills panes show; **l** shows the
+`viva launch` command for it and copies it, to run in a terminal of its own.
 """
 
     def __init__(self) -> None:
@@ -67,6 +85,7 @@ the one the Timeline and Skills panes show.
         # The table comes with the roster (after the first frame, which stays light).
         with VerticalScroll(id="soul"):
             yield Static("Opening the store…", id="soul-title")
+            yield Static("", id="member-launches")
 
     async def _table(self) -> RowTable:
         from viva_tui.widgets.tables import RowTable  # with the roster, after the first frame
@@ -121,6 +140,7 @@ the one the Timeline and Skills panes show.
         if not 0 <= index < len(self.rows):
             return
         m = self.rows[index].member
+        self.query_one("#member-launches", Static).update(_launches(self.rows[index]))
         if self._soul_shown == (m.name, m.soul):
             return  # the counts arrived: the soul has not changed, keep its rendering
         self._soul_shown = (m.name, m.soul)
@@ -140,6 +160,21 @@ the one the Timeline and Skills panes show.
             self.query_one("#soul", VerticalScroll).mount(
                 Markdown(m.soul or "*No soul.md recorded.*", id="soul-body")
             )
+
+    def action_launch_command(self) -> None:
+        """Show the highlighted member's ``viva launch`` command and copy it."""
+        found = self.query("#members-table")
+        if not found:
+            return
+        table = cast("RowTable", found.first())
+        if not 0 <= table.cursor_row < len(self.rows):
+            return
+        command = self.rows[table.cursor_row].launch_command
+        if not command:
+            self.notify("This member has no harness to launch in.", severity="warning")
+            return
+        self.app.copy_to_clipboard(command + ' --task "…"')
+        self.notify(f'{command} --task "…"', title="Launch in a terminal (copied)")
 
     def action_select_member(self) -> None:
         found = self.query("#members-table")

@@ -76,7 +76,7 @@ decisions between them.
         self.query_now = Query()
         self.loaded = 0
         self.more = False
-        self.loading = False
+        self.fetching = False
         self.events: list[TimelineEvent] = []
         self.searching: str | None = None
         self._sessions: dict[str, SessionRecord] = {}
@@ -135,7 +135,7 @@ decisions between them.
     def _request(self, offset: int) -> None:
         if self.member is None:
             return
-        self.loading = True
+        self.fetching = True
         self.ask(PageRequested("timeline", self.query_now, offset, self.member))
 
     def show_first(self, member: str, page: Page, events: TimelineEvents) -> None:
@@ -169,7 +169,7 @@ decisions between them.
         self._status([])
 
     def _append(self, page: Page) -> None:
-        self.loading = False
+        self.fetching = False
         self.more = page.more
         self.loaded += len(page.sessions)
         oldest = page.sessions[-1].started_at if page.sessions else None
@@ -258,7 +258,7 @@ decisions between them.
         if (
             not self.searching
             and self.more
-            and not self.loading
+            and not self.fetching
             and event.option_index >= listing.option_count - NEAR_END
         ):
             self._request(self.loaded)

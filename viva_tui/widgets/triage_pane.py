@@ -81,7 +81,7 @@ files a session by itself.
         self.order: list[str] = []
         self.sessions: dict[str, SessionRecord] = {}
         self.more = False
-        self.loading = False
+        self.fetching = False
         self.marked: set[str] = set()
         self.suggestions: dict[str, Suggestion] | None = None
         self.members: list[MemberRecord] = []
@@ -129,7 +129,7 @@ files a session by itself.
         if page.offset == 0:
             table.clear()
             self.order, self.sessions = [], {}
-        self.loading = False
+        self.fetching = False
         self.more = page.more
         for s in page.sessions:
             if s.id in self.sessions:
@@ -272,11 +272,11 @@ files a session by itself.
         self._maybe_more(event.cursor_row)
 
     def _maybe_more(self, row: int) -> None:
-        if self.more and not self.loading and row >= len(self.order) - NEAR_END:
+        if self.more and not self.fetching and row >= len(self.order) - NEAR_END:
             self._request(len(self.order))
 
     def _request(self, offset: int) -> None:
-        self.loading = True
+        self.fetching = True
         self.ask(PageRequested("triage", self.query_now, offset))
 
     def _schedule_preview(self) -> None:

@@ -1,0 +1,32 @@
+"""Members pane: recent launches through Viva and the launch command (issue 9)."""
+
+from __future__ import annotations
+
+from textual.pilot import Pilot
+
+from viva_store.services.executions import list_executions
+from viva_store.store import Context
+from viva_tui.app import VivaApp
+from viva_tui.widgets.members_pane import MembersPane
+
+from .helpers import drive, settle
+
+
+def test_members_show_recent_launches_and_the_launch_command(demo_ctx: Context) -> None:
+    async def look(pilot: Pilot[None]) -> tuple[str, list[str], str]:
+        await settle(pilot)
+        pane = pilot.app.screen.query_one(MembersPane)
+        shown = str(pane.query_one("#member-launches").render())
+        copied: list[str] = []
+        pilot.app.copy_to_clipboard = copied.append  # type: ignore[method-assign]
+        await pilot.press("l")
+        await settle(pilot)
+        first = pane.rows[0].member.name
+        return shown, copied, first
+
+    shown, copied, first = drive(VivaApp(demo_ctx), look)
+    latest = list_executions(demo_ctx, first, limit=1)
+    assert "Recent launches" in shown
+    if latest:
+        assert latest[0].harness in shown and (latest[0].outcome or "running") in shown
+    assert copied and copied[0].startswith(f"viva launch {first} --harness ")
