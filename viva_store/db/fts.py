@@ -213,13 +213,24 @@ def _sqlite_has_exp() -> bool:
     return True
 
 
-def ensure_functions(conn: Connection) -> None:
-    """SQLite builds without the math functions get ``exp`` from Python."""
-    if conn.dialect.name != "sqlite" or _sqlite_has_exp():
+MMAP_BYTES = 1 << 30
+
+
+def prepare(conn: Connection) -> None:
+    """Ready a SQLite connection for searching (nothing to do on PostgreSQL).
+
+    * ``exp`` from Python when the build lacks SQLite's math functions;
+    * the database file memory-mapped (up to 1 GiB): a search fetches one message
+      row per match it scores, and mapped pages halve that cost against reading
+      each page through the 2 MB page cache (measured on 1M messages).
+    """
+    if conn.dialect.name != "sqlite":
         return
-    raw = conn.connection.driver_connection
-    assert raw is not None
-    raw.create_function("exp", 1, math.exp, deterministic=True)
+    conn.exec_driver_sql(f"PRAGMA mmap_size={MMAP_BYTES}")
+    if not _sqlite_has_exp():
+        raw = conn.connection.driver_connection
+        assert raw is not None
+        raw.create_function("exp", 1, math.exp, deterministic=True)
 
 
 def is_query_error(exc: OperationalError) -> bool:

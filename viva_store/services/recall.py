@@ -121,18 +121,24 @@ def _best_per_session(
 def _candidates(
     conn: Connection, plan: Plan, sql: Statements, params: dict[str, Any], limit: int
 ) -> list[_Candidate]:
-    messages = sql.messages
-    first = max(limit * 4, 40)
-    # Common words, newest first: walking the time index finds the newest hits without
-    # sorting them all (SQLite; PostgreSQL's planner makes that choice itself).
+    messages, first = sql.messages, max(limit * 4, 40)
+    # Newest first on SQLite: sort the matches when they are few; for common words walk
+    # the time index from the newest message down instead (PostgreSQL's planner makes
+    # that choice itself).
     if plan.order == "newest" and plan.dialect == "sqlite":
         walk_first = max(limit * 16, 160)
-        threshold = walk_threshold(conn, plan, walk_first)
-        if fts.count_matches(conn, sql.match, params, threshold) >= threshold:
+        params = {**params, "cap": walk_threshold(conn, plan, walk_first)}
+        found = _best_per_session(
+            lambda k: list(conn.execute(sql.capped, {**params, "k": k})), limit, first, "message"
+        )
+        if not found and fts.count_matches(conn, sql.match, params, params["cap"]) >= params["cap"]:
             messages, first = sql.walk, walk_first
-    found = _best_per_session(
-        lambda k: list(conn.execute(messages, {**params, "k": k})), limit, first, "message"
-    )
+        else:
+            messages = None
+    if messages is not None:
+        found = _best_per_session(
+            lambda k: list(conn.execute(messages, {**params, "k": k})), limit, first, "message"
+        )
     titles = _best_per_session(
         lambda k: list(conn.execute(sql.titles, {**params, "k": k})), limit, first, "title"
     )
@@ -274,7 +280,7 @@ def recall(
     def work(conn: Connection, check: bool = True) -> RecallResult | None:
         if check and recall_index.pending(conn):
             return None  # index what is new first (a write), then search
-        fts.ensure_functions(conn)
+        fts.prepare(conn)
         plan = _plan(ctx, conn, member, order, state)
         notes: list[str] = []
         if parsed.truncated:

@@ -56,6 +56,7 @@ class Statements:
 
     messages: Select[Any]  # best (or newest) matching messages: id, session_id, at, key
     walk: Select[Any]  # newest matching messages, walking the time index (SQLite)
+    capped: Select[Any]  # newest matching messages by sorting, if fewer than ``cap`` (SQLite)
     titles: Select[Any]  # best (or newest) matching titles: session_id, at, key
     provenance: Select[Any]  # the sessions ``ids`` (in scope) with what a hit shows
     texts: Select[Any]  # id, seq, text of the messages ``ids``
@@ -165,6 +166,29 @@ def _walk(plan: Plan, match: fts.MessageMatch) -> Select[Any]:
     return ordered.order_by(M.c.at.desc(), M.c.id.desc()).limit(bindparam("k"))
 
 
+def _capped(plan: Plan, match: fts.MessageMatch) -> Select[Any]:
+    """Newest first by sorting the matches — unless there are ``cap`` or more.
+
+    The matches are counted while they are collected (at most ``cap`` of them) and
+    no message is fetched when the count reaches ``cap``: the query then returns
+    nothing, and the caller walks the time index instead.
+    """
+    hits = (
+        select(match.ids.selected_columns[0].label("mid"), func.count().over().label("n"))
+        .where(match.condition)
+        .limit(bindparam("cap"))
+        .subquery()
+    )
+    query = (
+        select(M.c.id, M.c.session_id, M.c.at)
+        .select_from(hits.join(M, M.c.id == hits.c.mid))
+        .where(hits.c.n < bindparam("cap"))
+    )
+    query = _narrowed(_scoped(query, plan, M.c.session_id), plan, M.c.session_id, join=True)
+    ordered = query.add_columns(M.c.at.label("key"), literal(None).label("rank"))
+    return ordered.order_by(M.c.at.desc(), M.c.id.desc()).limit(bindparam("k"))
+
+
 def _titles(plan: Plan, match: fts.TitleMatch) -> Select[Any]:
     at = func.coalesce(S.c.ended_at, S.c.started_at)
     query = select(S.c.id.label("id"), S.c.id.label("session_id"), at.label("at"))
@@ -207,6 +231,7 @@ def statements(plan: Plan, any_token: bool, n_tokens: int) -> Statements:
     return Statements(
         messages=_messages(plan, msg),
         walk=_walk(plan, msg),
+        capped=_capped(plan, msg),
         titles=_titles(plan, ttl),
         provenance=_provenance(plan),
         texts=select(M.c.id, M.c.seq, M.c.text).where(M.c.id.in_(ids)),
