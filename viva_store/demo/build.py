@@ -63,6 +63,7 @@ class Planned:
     skill: str | None
     outcome: int  # exit status of a launched session
     filed: bool  # an outside session the owner filed at the time
+    task: str = ""
 
 
 @dataclass
@@ -77,7 +78,9 @@ class DemoReport:
     steps: list[str] = field(default_factory=list)
 
 
-def _turns(rng: random.Random, member: str, harness: str) -> tuple[tuple[Turn, ...], str | None]:
+def _turns(
+    rng: random.Random, member: str, harness: str
+) -> tuple[tuple[Turn, ...], str | None, str]:
     prompt, reply, skill = rng.choice(WORK[member])
     turns = [Turn(prompt, reply)]
     if skill and harness == "claude-code":
@@ -98,7 +101,7 @@ def _turns(rng: random.Random, member: str, harness: str) -> tuple[tuple[Turn, .
         turns.append(
             Turn(f"Next step {n + 1}: check the result and continue.", "Done; the checks pass.")
         )
-    return tuple(turns), skill
+    return tuple(turns), skill, prompt
 
 
 def plan(now: datetime, rng: random.Random) -> list[Planned]:
@@ -112,7 +115,7 @@ def plan(now: datetime, rng: random.Random) -> list[Planned]:
             at = start + timedelta(days=day, hours=rng.randint(8, 19), minutes=rng.randint(0, 59))
             if at >= now - timedelta(hours=1):
                 continue
-            turns, skill = _turns(rng, member, harness)
+            turns, skill, task = _turns(rng, member, harness)
             launched = rng.random() < 0.6
             if not launched and rng.random() < 0.15:
                 turns = (Turn(rng.choice(OUTSIDE_PROMPTS), "Here is how."),)
@@ -131,7 +134,14 @@ def plan(now: datetime, rng: random.Random) -> list[Planned]:
             filed = not launched and not recent and rng.random() < 0.85
             planned.append(
                 Planned(
-                    member, harness, spec, launched, skill if launched else None, outcome, filed
+                    member,
+                    harness,
+                    spec,
+                    launched,
+                    skill if launched else None,
+                    outcome,
+                    filed,
+                    task,
                 )
             )
     return planned
@@ -191,7 +201,7 @@ def build_demo(
                         item.member,
                         item.harness,
                         item.spec.cwd,
-                        task=item.spec.turns[-1].user,
+                        task=item.task,
                         native_session_id=item.spec.native_id,
                     )
                 with clock.frozen(end):

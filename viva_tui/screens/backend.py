@@ -22,7 +22,7 @@ from viva_store.store import Context
 from viva_tui.screens import data_principles, data_skills, data_timeline
 from viva_tui.screens.data_principles import PrinciplesData
 from viva_tui.screens.data_skills import CurveData, SkillsData
-from viva_tui.screens.data_timeline import TimelineEvents
+from viva_tui.screens.data_timeline import SearchResult, TimelineEvents
 from viva_tui.screens.shapes import (
     PREVIEW_MESSAGES,
     MemberRow,
@@ -142,7 +142,7 @@ class Backend:
         """The member's skill events and principle decisions, newest first."""
         return data_timeline.load_events(self.ctx, member)
 
-    def search(self, member: str, text: str) -> list[Any]:
+    def search(self, member: str, text: str) -> SearchResult:
         """Recall hits in the member's experience."""
         return data_timeline.search(self.ctx, member, text)
 
