@@ -121,7 +121,9 @@ def _best_per_session(
 def _candidates(
     conn: Connection, plan: Plan, sql: Statements, params: dict[str, Any], limit: int
 ) -> list[_Candidate]:
-    messages, first = sql.messages, max(limit * 4, 40)
+    # Scoring every match is the cost; keeping a few more of the best is nearly free,
+    # and saves running the search again when one session holds many of the best hits.
+    messages, first = sql.messages, max(limit * 16, 160)
     # Newest first on SQLite: sort the matches when they are few; for common words walk
     # the time index from the newest message down instead (PostgreSQL's planner makes
     # that choice itself).
