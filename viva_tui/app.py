@@ -93,6 +93,8 @@ class VivaApp(App[None]):
         loaded = themes.load_themes(themes.theme_dirs(self.home), self.home / themes.CACHE_FILE)
         for theme in loaded.themes:
             self.register_theme(theme)
+        # The palette lists these by name; Textual's own "Theme" command lists them all.
+        self.file_themes = sorted(t.name for t in loaded.themes)
         wanted = self.prefs.get("theme")
         if isinstance(wanted, str) and wanted in self.available_themes:
             self.theme = wanted
@@ -177,7 +179,7 @@ class VivaApp(App[None]):
                 f"Timeline and Skills show {member.name} ({member.role})",
                 lambda name=member.name: screen.choose_member(name),  # type: ignore[misc]
             )
-        for name in sorted(self.available_themes):
+        for name in self.file_themes:
             yield SystemCommand(
                 f"Switch theme: {name}",
                 "Saved for next time",

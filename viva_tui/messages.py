@@ -233,7 +233,7 @@ class SearchFinished(Message, bubble=False):
 
     member: str
     text: str
-    hits: list[Any]
+    result: Any
 
 
 # Skills -----------------------------------------------------------------------------------
@@ -292,6 +292,21 @@ class SkillChanged(Message, bubble=False):
 
     member: str
     summary: str
+
+
+@dataclass(eq=False, repr=False)
+class ReportRequested(Message):
+    """Show the weekly report of ``week`` (None: the current week)."""
+
+    week: str | None = None
+
+
+@dataclass(eq=False, repr=False)
+class ReportLoaded(Message, bubble=False):
+    """A week's report as Markdown."""
+
+    week: str
+    markdown: str
 
 
 @dataclass(eq=False, repr=False)

@@ -32,6 +32,7 @@ SIZE = (160, 48)
 SAMUEL = Actor(member="samuel", grant_id="tests")
 TEXT_V1 = "Run the whole test suite before asking for review."
 TEXT_V2 = "Run the whole test suite and ruff before asking for review."
+TEXT_V3 = "Run the whole test suite, ruff and mypy before asking for review."
 PENDING_ALICE = "Write the failing test first, then the fix."
 PENDING_OLIVER = "Prove a backup by restoring it, not by its exit code."
 DEFERRED_VICTOR = "Keep every backtest's random seed in its report."
@@ -42,7 +43,8 @@ def _at(text: str) -> datetime:
 
 
 def _seed_principles(ctx: Context) -> None:
-    """Two approved versions of deven's principle, two pending and one deferred."""
+    """Two approved versions of deven's principle and a third proposed; two more pending,
+    one deferred."""
     samuel = ctx.as_actor(SAMUEL)
     # Evidence must be sessions the proposer can see: samuel's own.
     cited = [s.id for s in list_sessions(samuel, SessionFilter(member="samuel", limit=3))]
@@ -56,6 +58,9 @@ def _seed_principles(ctx: Context) -> None:
                          cited[1:2], replaces=first.principle_id)  # fmt: skip
     with clock.frozen(_at("2026-02-24T18:00:00Z")):
         approve(ctx, second.id)
+    with clock.frozen(_at("2026-03-02T08:00:00Z")):
+        propose(samuel, "deven", TEXT_V3, "Type errors reached review twice.",
+                cited[:1], replaces=first.principle_id)  # fmt: skip
     with clock.frozen(_at("2026-03-02T09:00:00Z")):
         propose(samuel, "alice", PENDING_ALICE, "Three fixes this week had no regression test.",
                 cited[1:3])  # fmt: skip

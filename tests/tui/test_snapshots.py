@@ -13,9 +13,11 @@ from textual.pilot import Pilot
 
 from viva_store.store import Context
 from viva_tui.app import VivaApp
+from viva_tui.widgets.principles_pane import PrinciplesPane
 
-from .conftest import SIZE
+from .conftest import SIZE, TEXT_V3
 from .helpers import settle
+from .test_principles import highlight
 
 Snap = Callable[..., bool]
 
@@ -68,6 +70,17 @@ class TestPanes:
         """Candidates by ISO week (one deferred); the first one's text, proposer,
         rationale, evidence, and its difference from the version in force."""
         assert snap_compare(app, terminal_size=SIZE, run_before=steps("5"))
+
+    def test_principles_diff(self, app: VivaApp, snap_compare: Snap) -> None:
+        """A candidate that would replace deven's version in force: removed words struck,
+        added words in bold."""
+
+        async def run(pilot: Pilot[None]) -> None:
+            await steps("5")(pilot)
+            highlight(pilot.app.screen.query_one(PrinciplesPane), TEXT_V3)
+            await settle(pilot)
+
+        assert snap_compare(app, terminal_size=SIZE, run_before=run)
 
     def test_principles_history(self, app: VivaApp, snap_compare: Snap) -> None:
         """Every proposal and decision, newest first; deven's v2 marked in force."""

@@ -20,6 +20,8 @@ class DocumentDialog(Dialog[None]):
         Binding("escape,q", "dismiss", "Close", id="document.close", tooltip="Back"),
     ]
 
+    HINT = "esc closes"
+
     def __init__(self, title: str, markdown: str) -> None:
         super().__init__(classes="dialog")
         self.title_text = title
@@ -30,7 +32,14 @@ class DocumentDialog(Dialog[None]):
             yield Static(Content.styled(self.title_text, "bold"), classes="dialog-title")
             with VerticalScroll():
                 yield Markdown(self.markdown)
-            yield Static(Content.styled("esc closes", "$text-muted"), classes="dialog-hint")
+            yield Static(Content.styled(self.HINT, "$text-muted"), classes="dialog-hint")
+
+    def show(self, title: str, markdown: str) -> None:
+        """Replace what the dialog shows."""
+        self.title_text, self.markdown = title, markdown
+        self.query_one(".dialog-title", Static).update(Content.styled(title, "bold"))
+        self.query_one(Markdown).update(markdown)
+        self.query_one(VerticalScroll).scroll_home(animate=False)
 
     async def action_dismiss(self, result: None = None) -> None:
         self.dismiss(result)

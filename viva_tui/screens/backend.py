@@ -172,8 +172,9 @@ class Backend:
 
     # Report ----------------------------------------------------------------------------
 
-    def weekly_report(self) -> str:
-        """This week's report as Markdown."""
+    def weekly_report(self, week: str | None = None) -> tuple[str, str]:
+        """``(week, Markdown)`` of a week's report (None: the store clock's week)."""
         report = optional("report", "The weekly report")
         markdown = optional("report_markdown", "The weekly report")
-        return str(markdown.report_markdown(report.weekly_report(self.ctx)))
+        found = report.weekly_report(self.ctx, week)
+        return str(found.week), str(markdown.report_markdown(found))

@@ -70,13 +70,21 @@ def _skill_events(ctx: Context, member: str) -> list[TimelineEvent]:
 
 
 QUIET_SKILL_KINDS = ("projected",)
+REASONS = {
+    "low_weight_idle": "weight under the threshold and idle",
+    "capacity": "over the skill-set capacity",
+    "native": "native (soul.md)",
+}
+"""The store's reason codes, in words."""
 """Skill events not worth a timeline line (a projection is not a use)."""
 
 
 def describe_skill_event(ev: Any) -> str:
     """One line for a skill event, in the store's own terms (never "learned")."""
     kind, skill = str(ev.kind), str(ev.skill)
-    why = f" — {ev.reason}" if getattr(ev, "reason", "") else ""
+    reason = str(getattr(ev, "reason", "") or "")
+    reason = REASONS.get(reason, reason.replace("_", " "))
+    why = f" — {reason}" if reason and reason != kind else ""
     if kind == "used":
         value = f", {ev.value:+.2f}" if ev.value is not None else ""
         return f"used {skill} ({ev.outcome or 'recorded'}{value})"
@@ -106,7 +114,21 @@ def load_events(ctx: Context, member: str) -> TimelineEvents:
     return TimelineEvents(member, tuple(events), tuple(missing))
 
 
-def search(ctx: Context, member: str, query: str, limit: int = 100) -> list[Any]:
-    """Recall hits for ``query`` in ``member``'s experience (the recall service)."""
+@dataclass(frozen=True, slots=True)
+class SearchResult:
+    """What the recall service found: session hits (newest first), matching skills and
+    principles, and its notes (e.g. a truncated query, or "any" word matched)."""
+
+    hits: tuple[Any, ...]
+    items: tuple[Any, ...]
+    notes: tuple[str, ...]
+
+
+def search(ctx: Context, member: str, query: str, limit: int = 100) -> SearchResult:
+    """Recall over ``member``'s experience, newest first (the service's Timeline order)."""
     recall = optional("recall", "Search (recall)")
-    return list(recall.recall(ctx, query, member=member, limit=limit))
+    result = recall.recall(ctx, query, member=member, limit=limit, order="newest")
+    notes = list(result.notes)
+    if result.matched == "any":
+        notes.append("no session has every word; sessions with any of them")
+    return SearchResult(tuple(result.hits), tuple(result.items), tuple(notes))

@@ -23,6 +23,8 @@ from viva_tui.messages import (
     PageLoaded,
     PageRequested,
     PreviewLoaded,
+    ReportLoaded,
+    ReportRequested,
     TranscriptLoaded,
     TranscriptRequested,
 )
@@ -243,11 +245,24 @@ class MainScreen(TriageFlow, TimelineFlow, SkillsFlow, PrinciplesFlow, ImportFlo
         self.app.push_screen(TranscriptDialog(message.transcript))
 
     def action_weekly_report(self) -> None:
+        self.post_message(ReportRequested())
+
+    def on_report_requested(self, message: ReportRequested) -> None:
+        week = message.week
         self.run_service(
             "report:weekly",
-            lambda b: b.weekly_report(),
-            lambda md: DocumentLoaded("Weekly report", md),
+            lambda b: b.weekly_report(week),
+            lambda got: ReportLoaded(*got),
         )
+
+    def on_report_loaded(self, message: ReportLoaded) -> None:
+        from viva_tui.dialogs.report import ReportDialog
+
+        top = self.app.screen
+        if isinstance(top, ReportDialog):
+            top.show_week(message.week, message.markdown)
+        else:
+            self.app.push_screen(ReportDialog(message.week, message.markdown))
 
     def on_document_loaded(self, message: DocumentLoaded) -> None:
         from viva_tui.dialogs.document import DocumentDialog

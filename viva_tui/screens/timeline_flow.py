@@ -45,11 +45,11 @@ class TimelineFlow(ServiceScreen):
         self.run_service(
             "timeline:search",
             lambda b: b.search(member, text),
-            lambda hits: SearchFinished(member, text, hits),
+            lambda result: SearchFinished(member, text, result),
         )
 
     def on_search_finished(self, message: SearchFinished) -> None:
-        self.timeline_pane().show_hits(message.member, message.text, message.hits)
+        self.timeline_pane().show_hits(message.member, message.text, message.result)
 
     def work_ended(self, group: str, state: WorkerState) -> None:
         if group == "timeline:page" and state != WorkerState.SUCCESS:

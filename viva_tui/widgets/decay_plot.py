@@ -97,6 +97,12 @@ class DecayPlot(PlotextPlot):
             )
         top = max([w for _, w in curve.points] + [w for _, w in curve.projection] + [1.0])
         plt.ylim(0, top * 1.05)
+        xs_all = [a for a, _ in curve.points] + [a for a, _ in curve.projection]
+        if due is not None:
+            xs_all.append(due)
+        if xs_all:
+            lo, hi = min(xs_all), max(xs_all)
+            plt.xlim(lo, hi + max((hi - lo) * 0.04, 1.0))  # the forget line off the frame
         self.refresh()
 
     def _weight_at(self, a: float) -> float:

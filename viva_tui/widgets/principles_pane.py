@@ -182,15 +182,15 @@ can be rolled back (nothing is deleted).
                 )
             )
         parts += [Content.styled("\n\nText\n", "bold"), Content(c.text)]
-        if c.active_version is not None:
+        if c.active_version is not None and c.active_text:
             parts.append(
                 Content.styled(f"\n\nChange from version {c.active_version} in force\n", "bold")
             )
+            parts.append(word_diff(c.active_text, c.text))
         else:
             parts.append(
-                Content.styled("\n\nNo version in force: this would be the first\n", "bold")
+                Content.styled("\n\nNew: no version of this principle is in force", "bold")
             )
-        parts.append(word_diff(c.active_text, c.text))
         parts += [Content.styled("\n\nRationale\n", "bold"), Content(c.rationale or "—")]
         evidence = ", ".join(c.evidence) if c.evidence else "none cited"
         parts += [

@@ -24,13 +24,13 @@ from viva_tui.widgets.pane import Pane
 from viva_tui.widgets.tables import RowTable
 
 COLUMNS = (
-    ("skill", "skill", 24),
-    ("status", "status", 12),
+    ("skill", "skill", 22),
+    ("status", "status", 11),
     ("weight", "weight", 6),
     ("track", "track", 7),
     ("last used", "last used", 10),
     ("uses", "uses", 4),
-    ("trend", "trend", 12),
+    ("trend", "trend", 10),
 )
 STATUS_VAR = {
     "active": "status-active",
@@ -47,8 +47,8 @@ class SkillsPane(Pane):
     DEFAULT_CSS = """
     #skills-banner { height: auto; padding: 0 1; background: $warning 15%; }
     #skills-body { height: 1fr; }
-    #skills-table { width: 3fr; height: 1fr; }
-    #skills-curve { width: 2fr; border-left: tall $panel; }
+    #skills-table { width: 5fr; height: 1fr; }
+    #skills-curve { width: 3fr; border-left: tall $panel; }
     #decay-plot { height: 1fr; }
     #curve-facts { height: auto; padding: 0 1; }
     """
@@ -143,7 +143,7 @@ every 30 of the member's sessions (session track) or every 60 days (time track).
                 r.track,
                 f"{local(r.last_used):%Y-%m-%d}" if r.last_used else "—",
                 str(r.uses),
-                Text(sparkline(r.spark, 12, top), style=vars_.get("decay-curve", "")),
+                Text(sparkline(r.spark, 10, top), style=vars_.get("decay-curve", "")),
                 key=r.name,
             )
         table.rows_added()

@@ -21,7 +21,7 @@ from viva_tui.messages import (
     SearchRequested,
     TranscriptRequested,
 )
-from viva_tui.screens.data_timeline import TimelineEvent, TimelineEvents
+from viva_tui.screens.data_timeline import SearchResult, TimelineEvent, TimelineEvents
 from viva_tui.screens.shapes import Page, Query, Transcript
 from viva_tui.widgets.format import clip, day, local, plural, project_label, when
 from viva_tui.widgets.pane import Pane
@@ -32,17 +32,13 @@ NEAR_END = 40
 EVENT_STYLE = {"skill": "$decay-curve", "principle": "$approval-needed"}
 
 
-def highlight(snippet: str, query: str) -> Content:
-    """``snippet`` with each word of ``query`` marked in ``$search-hit``."""
-    content = Content(" ".join(snippet.split()))
-    words = {w.lower() for w in query.split() if len(w) > 1}
-    plain = content.plain.lower()
-    for word in words:
-        start = plain.find(word)
-        while start != -1:
-            content = content.stylize("bold $search-hit", start, start + len(word))
-            start = plain.find(word, start + len(word))
-    return content
+def marked(snippet: str, spans: Sequence[tuple[int, int]], width: int) -> Content:
+    """``snippet`` with the recall service's match spans in ``$search-hit``, on one line."""
+    text = snippet.replace("\n", " ")
+    content = Content(text)
+    for start, end in spans:
+        content = content.stylize("bold reverse $search-hit", start, end)
+    return content[:width] if len(text) > width else content
 
 
 class TimelinePane(Pane):
@@ -217,32 +213,43 @@ decisions between them.
     def _status(self, notes: list[str]) -> None:
         count = plural(self.loaded, "session")
         head = f"{count} loaded, more below" if self.more else f"{count}"
-        parts = [Content.styled(head, "bold")]
+        parts = [] if self.searching else [Content.styled(head, "bold")]
         parts += [Content.styled(f"   {n}", "$warning") for n in notes]
         self.query_one("#timeline-status", Static).update(Content("").join(parts))
 
     # Search ------------------------------------------------------------------------------
 
-    def show_hits(self, member: str, text: str, hits: list[Any]) -> None:
-        """Recall hits in place of the timeline."""
+    def show_hits(self, member: str, text: str, result: SearchResult) -> None:
+        """Recall hits (newest first) in place of the timeline, matches highlighted."""
         if member != self.member or text != self.searching:
             return
         listing = self.query_one(RowList)
         listing.clear_options()
-        for hit in hits:
-            sid = getattr(hit, "session_id", None) or hit.get("session_id")
-            at = getattr(hit, "at", None)
-            harness = getattr(hit, "harness", "")
-            snippet = str(getattr(hit, "snippet", ""))
-            listing.add_option(
-                Option(
-                    Content.assemble((f"{when(at)}  {harness:<12}", "$text-muted"))
-                    + highlight(clip(snippet, 110), text),
-                    id=f"s:{sid}",
+        options = [
+            Option(
+                Content.assemble(
+                    (f"{when(hit.at)}  ", "$text-muted"),
+                    (f"{hit.harness:<12}", "$accent"),
+                    (f"{clip(hit.title or '(untitled)', 40):<41}", "bold"),
                 )
+                + marked(hit.snippet, hit.highlights, 90),
+                id=f"s:{hit.session_id}",
             )
+            for hit in result.hits
+        ]
+        options += [
+            Option(
+                Content.assemble((f"{item.kind} ({item.marked})  ", EVENT_STYLE.get(item.kind, "")))
+                + marked(item.snippet, item.highlights, 100),
+                disabled=True,
+            )
+            for item in result.items
+        ]
+        listing.add_options(options)
         self._title()
-        self._status([f"{plural(len(hits), 'hit')} for “{text}” — esc leaves the search"])
+        found = plural(len(result.hits), "session")
+        notes = [f"{found} match “{text}”; esc leaves the search", *result.notes]
+        self._status(notes)
 
     def show_unavailable(self, message: str, into: Any = None) -> None:
         if self.searching:

@@ -1,0 +1,148 @@
+"""Skills, Timeline, Members and the report in the app, checked against the store."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.pilot import Pilot
+
+from viva_store.services.skillset import list_skills, skill_history
+from viva_store.store import Context
+from viva_tui.app import VivaApp
+from viva_tui.dialogs.confirm import ConfirmModal
+from viva_tui.dialogs.report import ReportDialog, shift_week
+from viva_tui.widgets.skills_pane import SkillsPane
+from viva_tui.widgets.tables import RowList, RowTable
+from viva_tui.widgets.timeline_pane import TimelinePane
+
+from .helpers import drive, settle
+
+
+async def open_skills(pilot: Pilot[None], member: str) -> SkillsPane:
+    await settle(pilot)
+    screen: Any = pilot.app.screen
+    screen.choose_member(member, announce=False)
+    await pilot.press("4")
+    await settle(pilot)
+    return screen.query_one(SkillsPane)
+
+
+def select(pane: SkillsPane, skill: str) -> None:
+    table = pane.query_one(RowTable)
+    table.move_cursor(row=list(pane.rows).index(skill))
+
+
+def test_reclaim_a_forgotten_skill(app: VivaApp, demo_ctx: Context) -> None:
+    forgotten = [s.name for s in list_skills(demo_ctx, "deven", True) if s.status == "forgotten"]
+    assert forgotten, "the demo store should have a forgotten skill"
+    skill = forgotten[0]
+
+    async def script(pilot: Pilot[None]) -> None:
+        pane = await open_skills(pilot, "deven")
+        select(pane, skill)
+        await pilot.press("r")
+        await pilot.pause()
+        assert isinstance(pilot.app.screen, ConfirmModal)
+        await pilot.press("y")
+        await settle(pilot)
+        assert pane.rows[skill].status == "protected"
+
+    drive(app, script)
+    after = {s.name: s for s in list_skills(demo_ctx, "deven", True)}
+    assert after[skill].status == "protected" and after[skill].weight == 1.0
+    assert skill_history(demo_ctx, "deven", skill, limit=1)[0].kind == "reclaimed"
+
+
+def test_change_a_skills_track(app: VivaApp, demo_ctx: Context) -> None:
+    skill = next(s for s in list_skills(demo_ctx, "deven") if s.track == "session").name
+
+    async def script(pilot: Pilot[None]) -> None:
+        pane = await open_skills(pilot, "deven")
+        select(pane, skill)
+        await pilot.press("t", "y")
+        await settle(pilot)
+
+    drive(app, script)
+    assert {s.name: s.track for s in list_skills(demo_ctx, "deven")}[skill] == "time"
+    assert skill_history(demo_ctx, "deven", skill, limit=1)[0].kind == "track_changed"
+
+
+def test_the_curve_is_the_services(app: VivaApp, demo_ctx: Context) -> None:
+    async def script(pilot: Pilot[None]) -> tuple[str | None, Any]:
+        pane = await open_skills(pilot, "deven")
+        plot = pane.query_one("#decay-plot")
+        return pane.query_one(RowTable).current_key, plot._curve  # type: ignore[attr-defined]
+
+    from viva_store.services.skillset import skill_curve
+
+    skill, drawn = drive(app, script)
+    assert skill is not None
+    assert drawn == skill_curve(demo_ctx, "deven", skill).as_curve()
+
+
+def test_timeline_search_uses_recall(app: VivaApp, demo_ctx: Context) -> None:
+    from viva_store.services.recall import recall
+
+    expected = recall(demo_ctx, "WAL", member="deven", limit=100, order="newest")
+    assert expected.hits, "the demo store should mention WAL in deven's sessions"
+
+    async def script(pilot: Pilot[None]) -> list[str]:
+        await settle(pilot)
+        screen: Any = pilot.app.screen
+        screen.choose_member("deven", announce=False)
+        await pilot.press("3")
+        await settle(pilot)
+        await pilot.press("slash", *"WAL", "enter")
+        await settle(pilot)
+        listing = screen.query_one(TimelinePane).query_one(RowList)
+        return [
+            str(listing.get_option_at_index(i).id)
+            for i in range(listing.option_count)
+            if listing.get_option_at_index(i).id
+        ]
+
+    assert drive(app, script) == [f"s:{h.session_id}" for h in expected.hits]
+
+
+def test_enter_on_a_member_makes_it_current(app: VivaApp, demo_home: Any) -> None:
+    async def script(pilot: Pilot[None]) -> tuple[str | None, str | None]:
+        await settle(pilot)
+        await pilot.press("down", "down", "enter")
+        await settle(pilot)
+        screen: Any = pilot.app.screen
+        return screen.member, screen.query_one(TimelinePane).member
+
+    member, shown = drive(app, script)
+    assert member == shown == "deven"  # coordinator first, then by name: samuel, alice, deven
+    assert '"member": "deven"' in (demo_home / "ui.json").read_text()
+
+
+def test_weekly_report_pages_by_week(app: VivaApp) -> None:
+    async def script(pilot: Pilot[None]) -> list[str]:
+        await settle(pilot)
+        await pilot.press("ctrl+r")
+        await settle(pilot)
+        dialog = pilot.app.screen
+        assert isinstance(dialog, ReportDialog)
+        weeks = [dialog.week]
+        await pilot.press("left")
+        await settle(pilot)
+        weeks.append(dialog.week)
+        return weeks
+
+    assert drive(app, script) == ["2026-W10", "2026-W09"]
+
+
+def test_shift_week_crosses_years() -> None:
+    assert shift_week("2026-W01", -1) == "2025-W52"
+    assert shift_week("2020-W53", 1) == "2021-W01"
+
+
+def test_palette_offers_the_jobs(app: VivaApp) -> None:
+    async def script(pilot: Pilot[None]) -> list[str]:
+        await settle(pilot)
+        return [c.title for c in pilot.app.get_system_commands(pilot.app.screen)]
+
+    titles = drive(app, script)
+    assert {"Import sessions", "Open weekly report"} <= set(titles)
+    assert "Switch member: Deven" in titles and "Switch theme: viva-light" in titles
