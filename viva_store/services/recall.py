@@ -4,16 +4,17 @@
 may see — not a fixed top-K of anything — and returns the best hit per
 session with its provenance and a snippet. The scope is part of the query:
 a member-scoped call joins ``attribution`` on its indexed ``member`` column,
-so another member's sessions are never read, let alone returned. The owner
-searches everything, or one member with ``member=``.
+so another member's sessions are dropped inside the query, before anything is
+scored or returned. The owner searches everything, or one member with ``member=``.
 
 The engagement state only narrows: with ``state="prefer"`` hits in the
 state's project get a boost, with ``"restrict"`` only they remain — always
 inside the caller's scope, never beyond it.
 
 Before searching, anything stored but not yet indexed is indexed
-(:func:`viva_store.services.recall_index.refresh_if_pending`), so results
-never lag behind the store.
+(:func:`viva_store.services.recall_index.refresh`), so results never lag
+behind the store; the statements themselves are in
+:mod:`viva_store.services.recall_sql`.
 """
 
 from __future__ import annotations
