@@ -12,6 +12,7 @@ from __future__ import annotations
 import traceback
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -177,13 +178,13 @@ class VivaApp(App[None]):
             yield SystemCommand(
                 f"Switch member: {member.display_name}",
                 f"Timeline and Skills show {member.name} ({member.role})",
-                lambda name=member.name: screen.choose_member(name),  # type: ignore[misc]
+                partial(screen.choose_member, member.name),
             )
         for name in self.file_themes:
             yield SystemCommand(
                 f"Switch theme: {name}",
                 "Saved for next time",
-                lambda name=name: setattr(self, "theme", name),  # type: ignore[misc]
+                partial(setattr, self, "theme", name),
             )
 
 

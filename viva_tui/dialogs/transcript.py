@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from textual.app import ComposeResult
+from textual.binding import BindingType
 from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import Static
@@ -16,7 +19,7 @@ from viva_tui.widgets.transcript import TranscriptView
 class TranscriptDialog(Dialog[None]):
     """Read one session; z folds tool calls, esc closes."""
 
-    BINDINGS = keys.TRANSCRIPT
+    BINDINGS: ClassVar[list[BindingType]] = [*keys.TRANSCRIPT]
 
     def __init__(self, transcript: Transcript) -> None:
         super().__init__(classes="dialog")

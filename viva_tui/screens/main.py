@@ -9,9 +9,10 @@ imported) the first time they are shown, so the first frame comes quickly.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, ClassVar, cast
 
 from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.widgets import ContentSwitcher, Footer
 
@@ -67,7 +68,7 @@ def make_pane(pane_id: str) -> Pane:
 class MainScreen(TriageFlow, TimelineFlow, SkillsFlow, PrinciplesFlow, ImportFlow):
     """Sidebar + panes switched with 1–5; every store call runs in a worker."""
 
-    BINDINGS = keys.SCREEN
+    BINDINGS: ClassVar[list[BindingType]] = [*keys.SCREEN]
 
     def __init__(self, member: str | None = None) -> None:
         super().__init__(member)
@@ -147,9 +148,8 @@ class MainScreen(TriageFlow, TimelineFlow, SkillsFlow, PrinciplesFlow, ImportFlo
 
         pane = self.current_pane()
         keymap = getattr(self.app, "keymap", {})
-        self.app.push_screen(
-            HelpDialog(pane.TITLE, pane.HELP_TEXT, pane.BINDINGS, keys.SCREEN, keymap)  # type: ignore[arg-type]
-        )
+        own = [b for b in pane.BINDINGS if isinstance(b, Binding)]
+        self.app.push_screen(HelpDialog(pane.TITLE, pane.HELP_TEXT, own, keys.SCREEN, keymap))
 
     def on_page_requested(self, message: PageRequested) -> None:
         if message.pane == "triage":

@@ -41,7 +41,10 @@ class TriageFlow(ServiceScreen):
         """Bind a key per member, avoiding keys the screen and pane already use."""
         keymap = getattr(self.app, "keymap", {})
         reserved = keys.triage_reserved() | {
-            k for b in (*keys.SCREEN, *keys.TRIAGE) if b.id in keymap for k in keymap[b.id]
+            k.strip()
+            for b in (*keys.SCREEN, *keys.TRIAGE)
+            if b.id in keymap
+            for k in keymap[b.id].split(",")
         }
         names = [m.name for m in self.members]
         chosen = keys.member_keys(names, reserved)

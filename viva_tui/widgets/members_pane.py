@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, ClassVar, cast
 
 from rich.text import Text
 from textual.app import ComposeResult
+from textual.binding import BindingType
 from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
@@ -60,7 +61,7 @@ class MembersPane(Pane):
 
     PANE_ID = "members"
     TITLE = "Members"
-    BINDINGS = keys.MEMBERS
+    BINDINGS: ClassVar[list[BindingType]] = [*keys.MEMBERS]
     HELP_TEXT = """\
 The team Viva holds. Each member is data: identity (role, engine, harnesses),
 experience (the sessions filed to it), a skill set with weights and principles

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from textual.app import ComposeResult
+from textual.binding import BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
 from textual.widgets import OptionList, Static
@@ -32,7 +33,7 @@ class PrinciplesPane(Pane):
 
     PANE_ID = "principles"
     TITLE = "Principles"
-    BINDINGS = keys.PRINCIPLES
+    BINDINGS: ClassVar[list[BindingType]] = [*keys.PRINCIPLES]
     HELP_TEXT = """\
 Principles are member-level norms. Members and the coordinator propose them; only you
 approve. Nothing is ever promoted automatically, and every decision is an event that

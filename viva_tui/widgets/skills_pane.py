@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from rich.text import Text
 from textual.app import ComposeResult
+from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.timer import Timer
@@ -55,7 +58,7 @@ class SkillsPane(Pane):
 
     PANE_ID = "skills"
     TITLE = "Skills"
-    BINDINGS = keys.SKILLS
+    BINDINGS: ClassVar[list[BindingType]] = [*keys.SKILLS]
     HELP_TEXT = """\
 A member's skill set. Each skill's weight rises by the value of each real use (a read
 of its body during an execution: success 1.0, failure 0.25, corrected 0.0) and halves

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import ClassVar
 
 from textual.binding import Binding, BindingType
+from textual.coordinate import Coordinate
 from textual.widgets import DataTable, OptionList
 from textual.widgets.data_table import CellDoesNotExist
 
@@ -14,8 +15,7 @@ class RowTable(DataTable[object], inherit_bindings=False):
     """A row-cursor :class:`DataTable` without its own Enter binding, plus j/k."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        b for b in DataTable.BINDINGS if isinstance(b, Binding) and b.key != "enter"
-    ] + [
+        *[b for b in DataTable.BINDINGS if isinstance(b, Binding) and b.key != "enter"],
         Binding("j", "cursor_down", "Down", show=False),
         Binding("k", "cursor_up", "Up", show=False),
     ]
@@ -40,7 +40,7 @@ class RowTable(DataTable[object], inherit_bindings=False):
         if not self.row_count or self.cursor_row < 0:
             return None
         try:
-            key = self.coordinate_to_cell_key((self.cursor_row, 0)).row_key.value
+            key = self.coordinate_to_cell_key(Coordinate(self.cursor_row, 0)).row_key.value
         except CellDoesNotExist:  # the cursor can sit past a row just removed
             return None
         return None if key is None else str(key)
@@ -50,8 +50,7 @@ class RowList(OptionList, inherit_bindings=False):
     """An :class:`OptionList` without its own Enter binding, plus j/k."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        b for b in OptionList.BINDINGS if isinstance(b, Binding) and b.key != "enter"
-    ] + [
+        *[b for b in OptionList.BINDINGS if isinstance(b, Binding) and b.key != "enter"],
         Binding("j", "cursor_down", "Down", show=False),
         Binding("k", "cursor_up", "Up", show=False),
     ]

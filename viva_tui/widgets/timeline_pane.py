@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from textual.app import ComposeResult
+from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.timer import Timer
@@ -52,7 +53,7 @@ class TimelinePane(Pane):
 
     PANE_ID = "timeline"
     TITLE = "Timeline"
-    BINDINGS = keys.TIMELINE
+    BINDINGS: ClassVar[list[BindingType]] = [*keys.TIMELINE]
     HELP_TEXT = """\
 One member's experience over time, newest first and grouped by day: the sessions filed
 to it (from every harness), and — when no filter is set — its skill events and principle

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.timer import Timer
@@ -58,7 +58,7 @@ class TriagePane(Pane):
 
     PANE_ID = "triage"
     TITLE = "Triage"
-    BINDINGS = keys.TRIAGE
+    BINDINGS: ClassVar[list[BindingType]] = [*keys.TRIAGE]
     HELP_TEXT = """\
 Sessions recovered from the harnesses that no execution record attributes: each waits
 here until you file it into one member's experience, or mark it as nobody's. Viva never
