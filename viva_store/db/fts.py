@@ -56,6 +56,7 @@ from sqlalchemy import (
     select,
     table,
     text,
+    type_coerce,
 )
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.sql.elements import ColumnElement
@@ -249,7 +250,7 @@ def _pg_query(n_tokens: int, any_token: bool) -> ColumnElement[Any]:
         func.plainto_tsquery(literal_column(PG_CONFIG), bindparam(f"q_{n}", type_=String))
         for n in range(n_tokens)
     ]
-    query = parts[0]
+    query: ColumnElement[Any] = parts[0]
     for part in parts[1:]:
         query = query.op("||")(part)
     return query
@@ -320,9 +321,10 @@ class TitleMatch:
 def age_days(dialect: str, at: ColumnElement[Any]) -> ColumnElement[float]:
     """Days from ``at`` to now (a parameter: :func:`now_params`)."""
     if dialect == "sqlite":
-        return func.julianday(bindparam("now_s", type_=String)) - func.julianday(at)
+        days = func.julianday(bindparam("now_s", type_=String)) - func.julianday(at)
+        return type_coerce(days, Float)
     now = bindparam("now_t", type_=DateTime(timezone=True))
-    return func.extract("epoch", now - at) / 86400.0
+    return type_coerce(func.extract("epoch", now - at) / 86400.0, Float)
 
 
 def fence(dialect: str, query: Any) -> Any:

@@ -219,12 +219,12 @@ def resolve(
         if d.field in rest and (d.field not in best or d.confidence > best[d.field].confidence):
             best[d.field] = d
     for name in rest:
-        d = best.get(name)
-        if d is not None and d.confidence >= rules.threshold and d.value:
-            decided[name] = d
+        guess = best.get(name)
+        if guess is not None and guess.confidence >= rules.threshold and guess.value:
+            decided[name] = guess
         else:
-            confidence = d.confidence if d is not None else 0.0
-            why = d.reason if d is not None else "no rule and no judgement"
+            confidence = guess.confidence if guess is not None else 0.0
+            why = guess.reason if guess is not None else "no rule and no judgement"
             decided[name] = Decision(
                 name, None, confidence, "judge", f"below {rules.threshold:.2f}: {why}"
             )

@@ -220,13 +220,13 @@ def set_state(
             prev = latest.get(name)
             if prev is not None and prev.source in EXPLICIT and prev.value == value:
                 continue
-            correcting = prev is not None and prev.source in AUTOMATIC
+            corrects = prev.id if prev is not None and prev.source in AUTOMATIC else None
             events.append(
                 {
                     "field": name,
                     "value": value,
-                    "source": "correction" if correcting else "explicit",
-                    "corrects": prev.id if correcting else None,
+                    "source": "correction" if corrects is not None else "explicit",
+                    "corrects": corrects,
                     "confidence": None,
                     "basis": None,
                 }

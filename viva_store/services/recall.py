@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, func, insert, select, update
+from sqlalchemy import Connection, Select, func, insert, select, update
 from sqlalchemy.exc import OperationalError
 
 from viva_store.access import require_owner, require_self_or_owner
@@ -124,7 +124,8 @@ def _candidates(
 ) -> list[_Candidate]:
     # Scoring every match is the cost; keeping a few more of the best is nearly free,
     # and saves running the search again when one session holds many of the best hits.
-    messages, first = sql.messages, max(limit * 16, 160)
+    messages: Select[Any] | None = sql.messages
+    first = max(limit * 16, 160)
     # Newest first on SQLite: sort the matches when they are few; for common words walk
     # the time index from the newest message down instead (PostgreSQL's planner makes
     # that choice itself).
@@ -220,7 +221,8 @@ def _plan(
     params = RecallParams.from_config(ctx.store.config.section("recall"))
     target = ctx.actor.member if not ctx.actor.is_owner else member
     mode = state or (params.state_mode if not ctx.actor.is_owner else "off")
-    project, prefixes = None, ()
+    project: str | None = None
+    prefixes: tuple[str, ...] = ()
     if mode != "off" and target is not None:
         project = current_state(conn, target).project
         if project is not None:

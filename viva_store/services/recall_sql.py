@@ -227,7 +227,7 @@ def statements(plan: Plan, any_token: bool, n_tokens: int) -> Statements:
     shape = n_tokens if plan.dialect != "sqlite" and any_token else 0
     msg = fts.MessageMatch(plan.dialect, shape, any_token)
     ttl = fts.TitleMatch(plan.dialect, shape, any_token)
-    ids = bindparam("ids", expanding=True)
+    ids: Any = bindparam("ids", expanding=True)
     return Statements(
         messages=_messages(plan, msg),
         walk=_walk(plan, msg),
