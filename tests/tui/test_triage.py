@@ -128,3 +128,20 @@ def test_filter_by_harness_pages_from_the_store(app: VivaApp, demo_ctx: Context)
         assert {pane.sessions[sid].harness for sid in pane.order} == {"codex"}
 
     drive(app, script)
+
+
+def test_filter_by_project_and_text(app: VivaApp, demo_ctx: Context) -> None:
+    async def script(pilot: Pilot[None]) -> list[str]:
+        pane = await open_triage(pilot)
+        pane.query_one("#triage-project").value = "ledger-api"  # type: ignore[attr-defined]
+        await settle(pilot)
+        assert pane.order and {pane.sessions[s].project for s in pane.order} == {"ledger-api"}
+        await pilot.press("f", *"regex", "enter")
+        await settle(pilot)
+        return pane.order
+
+    shown = drive(app, script)
+    expected = list_sessions(
+        demo_ctx, SessionFilter(status="unattributed", project="ledger-api", text="regex")
+    )
+    assert shown == [s.id for s in expected]

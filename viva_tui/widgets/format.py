@@ -19,8 +19,8 @@ def when(at: datetime | None) -> str:
 
 
 def project_label(project: str | None, cwd: str | None = None, width: int = 24) -> str:
-    """A project's short name: the last two parts of its folder (or its name), clipped."""
-    text = cwd or project or "—"
+    """A session's project as the filter takes it: its name, else the end of its folder."""
+    text = project or cwd or "—"
     if "/" in text.strip("/"):
         text = "/".join(text.rstrip("/").split("/")[-2:])
     return clip(text, width)

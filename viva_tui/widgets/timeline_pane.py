@@ -89,7 +89,7 @@ decisions between them.
                 id="timeline-harness",
                 compact=True,
             )
-            yield Input(placeholder="project (exact)", id="timeline-project", compact=True)
+            yield Input(placeholder="project name", id="timeline-project", compact=True)
             yield Input(
                 placeholder="/ search this member's experience", id="timeline-search", compact=True
             )

@@ -97,7 +97,7 @@ files a session by itself.
                 id="triage-harness",
                 compact=True,
             )
-            yield Input(placeholder="project (exact)", id="triage-project", compact=True)
+            yield Input(placeholder="project name", id="triage-project", compact=True)
             yield Input(placeholder="f: text in title or project", id="triage-text", compact=True)
         with Vertical(id="triage-body"):
             yield RowTable(id="triage-table")
