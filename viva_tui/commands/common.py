@@ -12,12 +12,14 @@ import os
 import sys
 from collections.abc import Iterable
 from functools import cache
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from viva_store.records import JsonRecord
-from viva_store.store import Context, Store
+
+if TYPE_CHECKING:
+    from viva_store.store import Context
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout.")]
 
@@ -25,8 +27,11 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON document o
 @cache
 def context() -> Context:
     """Open the store named by the environment, acting as ``VIVA_GRANT``'s member or the owner."""
+    # The store (SQLAlchemy, Alembic) loads only when a command needs it: `viva` and
+    # every `--help` start without it.
     from viva_store.services.grants import resolve_actor
     from viva_store.services.members import load_team, member_names
+    from viva_store.store import Context, Store
 
     store = Store.open()
     actor = resolve_actor(store, os.environ.get("VIVA_GRANT"))
