@@ -15,6 +15,7 @@ from typing import Any
 
 from viva_store.harness.model import Message, ParsedChunk, SessionMeta, Usage
 from viva_store.redact.engine import RULESET_VERSION, may_hold_secret, redact_obj, redact_text
+from viva_store.redact.gate import flagged
 
 _META_TEXT = ("project", "cwd", "git_branch", "title", "entrypoint", "originator")
 
@@ -106,18 +107,30 @@ def merge_meta(into: SessionMeta, new: SessionMeta) -> None:
         into.title, into.title_rank = new.title, new.title_rank
 
 
+def fields_text(message: Message) -> str:
+    """The message's text, tool, tool input and tool result joined by newlines.
+
+    No rule keyword contains a newline, so a keyword scan of this one string
+    decides exactly whether any of the fields needs the full redactor.
+    """
+    return "\n".join(
+        f for f in (message.text, message.tool, message.tool_input, message.tool_result) if f
+    )
+
+
 def redact_message_fields(
-    message: Message, ledger: Ledger, where: dict[str, Any]
+    message: Message, ledger: Ledger, where: dict[str, Any], suspect: bool | None = None
 ) -> tuple[str, str | None, str | None, str | None]:
     """The message's text, tool, tool input and tool result, redacted.
 
-    No rule keyword contains a newline, so one scan of the fields joined by
-    newlines decides exactly whether any of them needs the full redactor; text
-    with NUL takes that path too, which also cleans it.
+    ``suspect`` is whether :func:`fields_text` holds a rule keyword (a batch
+    scan may have decided it already); text with NUL takes the full path too,
+    which also cleans it.
     """
-    fields = (message.text, message.tool, message.tool_input, message.tool_result)
-    joined = "\n".join(f for f in fields if f)
-    if not may_hold_secret(joined) and "\x00" not in joined:
+    if suspect is None:
+        joined = fields_text(message)
+        suspect = may_hold_secret(joined) or "\x00" in joined
+    if not suspect:
         return message.text, message.tool, message.tool_input, message.tool_result
     return (
         ledger.text(message.text, where, "text") or "",
@@ -145,11 +158,18 @@ class Batch:
             prepared = self.sessions[sid] = PreparedSession(sid, meta, source_path)
         merge_meta(prepared.meta, chunk.meta)
         ledger = Ledger(prepared.ledger)
+        fresh: list[Message] = []
         for message in chunk.messages:
-            if message.key in prepared.message_keys:
-                continue
-            prepared.message_keys.add(message.key)
-            prepared.messages.append(self._message_row(sid, message, ledger))
+            if message.key not in prepared.message_keys:
+                prepared.message_keys.add(message.key)
+                fresh.append(message)
+        # One keyword scan for the whole chunk: only the few messages it flags
+        # go through the redactor.
+        texts = [fields_text(m) for m in fresh]
+        suspects = flagged(texts)
+        for i, message in enumerate(fresh):
+            suspect = i in suspects or "\x00" in texts[i]
+            prepared.messages.append(self._message_row(sid, message, ledger, suspect))
         for usage in chunk.usage:
             if usage.usage_key not in prepared.usage_keys:
                 prepared.usage_keys.add(usage.usage_key)
@@ -174,9 +194,11 @@ class Batch:
             mine.ledger.extend(theirs.ledger)
         self.size += other.size
 
-    def _message_row(self, sid: str, message: Message, ledger: Ledger) -> dict[str, Any]:
+    def _message_row(
+        self, sid: str, message: Message, ledger: Ledger, suspect: bool
+    ) -> dict[str, Any]:
         where = {"session_id": sid, "message_key": message.key}
-        text, tool, tool_input, tool_result = redact_message_fields(message, ledger, where)
+        text, tool, tool_input, tool_result = redact_message_fields(message, ledger, where, suspect)
         self.size += len(text) + len(tool_result or "") + 200
         return {
             "session_id": sid,
