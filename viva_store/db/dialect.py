@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
+from operator import itemgetter
 from typing import Any
 
 from sqlalchemy import JSON, Connection, DateTime, Table, text
@@ -112,17 +113,31 @@ def bulk_insert(conn: Connection, table: Table, rows: list[dict[str, Any]]) -> N
         conn.execute(table.insert(), rows)
         return
     names = list(rows[0])
-    converters = [_sqlite_converter(table.c[name].type) for name in names]
     columns = ", ".join(f'"{name}"' for name in names)
     marks = ", ".join("?" for _ in names)
-    data = [
-        tuple(
-            conv(row[name]) if conv else row[name]
-            for name, conv in zip(names, converters, strict=True)
-        )
-        for row in rows
+    conn.exec_driver_sql(
+        f'INSERT INTO "{table.name}" ({columns}) VALUES ({marks})', _sqlite_rows(table, names, rows)
+    )
+
+
+def _sqlite_rows(table: Table, names: list[str], rows: list[dict[str, Any]]) -> list[Any]:
+    """The rows as parameter sequences in ``names`` order, values converted."""
+    get = itemgetter(*names)
+    converters = [
+        (i, conv) for i, name in enumerate(names) if (conv := _sqlite_converter(table.c[name].type))
     ]
-    conn.exec_driver_sql(f'INSERT INTO "{table.name}" ({columns}) VALUES ({marks})', data)
+    if len(names) == 1:
+        conv = converters[0][1] if converters else None
+        return [(conv(row[names[0]]) if conv else row[names[0]],) for row in rows]
+    if not converters:
+        return [get(row) for row in rows]
+    data: list[Any] = []
+    for row in rows:
+        values = list(get(row))
+        for i, conv in converters:
+            values[i] = conv(values[i])
+        data.append(tuple(values))
+    return data
 
 
 def _sqlite_converter(kind: Any) -> Callable[[Any], Any] | None:
@@ -137,8 +152,9 @@ def _sqlite_datetime(value: datetime | None) -> str | None:
     if value is None:
         return None
     if value.tzinfo is not None:
-        value = value.astimezone(UTC)
-    return value.strftime("%Y-%m-%d %H:%M:%S.%f")
+        value = value.astimezone(UTC).replace(tzinfo=None)
+    # SQLAlchemy's own storage format, always with microseconds.
+    return value.isoformat(" ", "microseconds")
 
 
 def _sqlite_json(value: Any) -> str | None:
