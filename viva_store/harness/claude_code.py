@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator, Mapping
+from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +46,7 @@ __all__ = ["ENV_ROOTS", "NAME", "default_roots", "discover", "parse_records"]
 
 NAME = "claude-code"
 ENV_ROOTS: tuple[str, ...] = ("CLAUDE_CONFIG_DIR",)
+_BY_NAME = attrgetter("name")
 _SKIP_DIRS = frozenset(
     {"tool-results", "file-history", "todos", "plans", "shell-snapshots", "debug", "statsig"}
 )
@@ -76,7 +78,7 @@ def discover(root: Path) -> Iterator[SourceFile]:
         yield SourceFile(harness=NAME, path=path, kind="jsonl", stat=stat)
 
 
-def _walk(folder: Path) -> Iterator[tuple[Path, os.stat_result]]:
+def _walk(folder: Path) -> Iterator[tuple[str, os.stat_result]]:
     """Files before sub-folders, each by name; iterative, because a re-import of an
     unchanged history is little more than this walk and must stay close to a bare one."""
     stack = [str(folder)]
@@ -84,7 +86,7 @@ def _walk(folder: Path) -> Iterator[tuple[Path, os.stat_result]]:
         current = stack.pop()
         try:
             with os.scandir(current) as it:
-                entries = sorted(it, key=_by_name)
+                entries = sorted(it, key=_BY_NAME)
         except OSError:
             continue
         subdirs: list[str] = []
@@ -94,14 +96,10 @@ def _walk(folder: Path) -> Iterator[tuple[Path, os.stat_result]]:
                     if entry.name not in _SKIP_DIRS and not entry.name.startswith("."):
                         subdirs.append(entry.path)
                 elif entry.name.endswith(".jsonl") and entry.is_file():
-                    yield Path(entry.path), entry.stat()
+                    yield entry.path, entry.stat()
             except OSError:
                 continue
         stack.extend(reversed(subdirs))
-
-
-def _by_name(entry: os.DirEntry[str]) -> str:
-    return entry.name
 
 
 def parse_records(

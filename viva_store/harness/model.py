@@ -116,16 +116,64 @@ class Record:
     obj: JsonObj
 
 
-@dataclass(frozen=True, slots=True)
 class SourceFile:
-    """A file (or database) that a reader knows how to read."""
+    """A file (or database) that a reader knows how to read.
+
+    A directory walk hands over the path as a string: the :class:`~pathlib.Path`
+    is built only when asked for, because the re-import of an unchanged history
+    decides on ``location`` and the stat alone, and a ``Path`` per file would be
+    most of that run's cost.
+    """
+
+    __slots__ = ("_path", "harness", "kind", "location", "stat")
 
     harness: str
-    path: Path
-    kind: str = "jsonl"  # jsonl | jsonl.zst | json | sqlite | tree
+    location: str
+    kind: str  # jsonl | jsonl.zst | json | sqlite | tree
     # The stat a directory walk already has (os.DirEntry caches it): saves the
     # importer a second system call per file on the re-import fast path.
-    stat: os.stat_result | None = field(default=None, compare=False, repr=False)
+    stat: os.stat_result | None
+    _path: Path | None
+
+    def __init__(
+        self,
+        harness: str,
+        path: Path | str,
+        kind: str = "jsonl",
+        stat: os.stat_result | None = None,
+    ) -> None:
+        self.harness, self.kind, self.stat = harness, kind, stat
+        if isinstance(path, str):
+            self.location, self._path = path, None
+        else:
+            self.location, self._path = str(path), path
+
+    @property
+    def path(self) -> Path:
+        if self._path is None:
+            self._path = Path(self.location)
+        return self._path
+
+    def _key(self) -> tuple[str, str, str]:
+        return (self.harness, self.location, self.kind)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, SourceFile):
+            return NotImplemented
+        return self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return f"SourceFile({self.harness!r}, {self.location!r}, {self.kind!r})"
+
+    def __getstate__(self) -> tuple[str, str, str]:
+        return self._key()
+
+    def __setstate__(self, state: tuple[str, str, str]) -> None:
+        self.harness, self.location, self.kind = state
+        self.stat, self._path = None, None
 
 
 class LineReader(Protocol):

@@ -76,7 +76,7 @@ class ImportStarted:
 
 @dataclass(frozen=True, slots=True)
 class FileImported:
-    """One source file read (``skipped``: unchanged since the last run).
+    """One source file read (it was new or had changed).
 
     ``messages_so_far`` counts what the run has stored until now; a file's own
     messages may still be waiting in the batch that the next write commits.
@@ -86,7 +86,16 @@ class FileImported:
     path: str
     bytes: int
     messages_so_far: int
-    skipped: bool
+
+
+@dataclass(frozen=True, slots=True)
+class FilesUnchanged:
+    """The files unchanged since the last run, all at once (they are skipped on
+    their stat alone; one event rather than one per file keeps a re-import close
+    to a bare directory walk)."""
+
+    files: int
+    bytes: int
 
 
 @dataclass(slots=True)
@@ -128,7 +137,7 @@ class ImportSummary(Tally):
         return out
 
 
-ImportEvent = ImportStarted | FileImported
+ImportEvent = ImportStarted | FilesUnchanged | FileImported
 
 
 def run_import(
@@ -158,23 +167,21 @@ def run_import(
                 summary.problems.append(
                     Problem(str(root.path), None, f"cannot list: {exc.strerror}")
                 )
-    stats = {s.path: _stat(s, summary) for s in sources}
-    yield ImportStarted(len(sources), sum(st.st_size for st in stats.values() if st))
+    found = [(s, st) for s in sources if (st := _stat(s, summary)) is not None]
+    yield ImportStarted(len(sources), sum(st.st_size for _, st in found))
     known = known_files(ctx, chosen)
     changed: list[tuple[SourceFile, Fingerprint, Any]] = []
-    for source in sources:
-        st = stats[source.path]
-        if st is None:
-            continue
-        summary.files_scanned += 1
-        seen = known.get((source.harness, str(source.path)))
+    unchanged = unchanged_bytes = 0
+    for source, st in found:
+        seen = known.get((source.harness, source.location))
         if seen is not None and seen[1:] == (st.st_size, st.st_mtime_ns, st.st_ino):
-            summary.files_unchanged += 1
-            yield FileImported(
-                source.harness, str(source.path), st.st_size, summary.messages_added, True
-            )
+            unchanged += 1
+            unchanged_bytes += st.st_size
             continue
         changed.append((source, st, file_row(ctx, seen[0]) if seen is not None else None))
+    summary.files_scanned, summary.files_unchanged = len(found), unchanged
+    if unchanged:
+        yield FilesUnchanged(unchanged, unchanged_bytes)
     pending = Pending(ctx.store.now())
     small = [c for c in changed if c[0].kind in LINE_KINDS and c[1].st_size <= POOL_FILE_BYTES]
     count = workers if workers is not None else min(os.cpu_count() or 1, 4)
@@ -193,9 +200,7 @@ def run_import(
             summary.problems.append(
                 Problem(str(source.path), None, f"cannot read: {exc.strerror or exc}")
             )
-        yield FileImported(
-            source.harness, str(source.path), st.st_size, summary.messages_added, False
-        )
+        yield FileImported(source.harness, str(source.path), st.st_size, summary.messages_added)
     flush(ctx, summary, summary.run_id, pending)
     summary.sessions_updated = len(summary.updated_session_ids - summary.new_session_ids)
     summary.sessions_new = len(summary.new_session_ids)
@@ -291,9 +296,7 @@ def _read_in_pool(
                 if pending.size >= BATCH_BYTES:
                     flush(ctx, summary, summary.run_id, pending)
             submit()
-            yield FileImported(
-                source.harness, str(source.path), st.st_size, summary.messages_added, False
-            )
+            yield FileImported(source.harness, str(source.path), st.st_size, summary.messages_added)
 
 
 def _attribute(ctx: Context, summary: ImportSummary) -> None:
@@ -317,7 +320,7 @@ def _stat(source: SourceFile, summary: ImportSummary) -> Fingerprint | None:
     """The file's fingerprint; a SQLite source includes its ``-wal`` file, where new
     rows sit until a checkpoint while the database file keeps its size and mtime."""
     try:
-        st = source.stat or source.path.stat()
+        st = source.stat or os.stat(source.location)
     except OSError as exc:
         summary.problems.append(Problem(str(source.path), None, f"cannot stat: {exc.strerror}"))
         return None

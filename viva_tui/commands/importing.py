@@ -25,7 +25,12 @@ RootOpt = Annotated[
 
 
 def _run(harnesses: list[str] | None, overrides: dict[str, str], show_progress: bool) -> Any:
-    from viva_store.services.importer import FileImported, ImportStarted, run_import
+    from viva_store.services.importer import (
+        FileImported,
+        FilesUnchanged,
+        ImportStarted,
+        run_import,
+    )
 
     ctx = context()
     events = run_import(ctx, harnesses, overrides)
@@ -55,6 +60,8 @@ def _run(harnesses: list[str] | None, overrides: dict[str, str], show_progress: 
                 return stop.value
             if isinstance(event, ImportStarted):
                 task = progress.add_task("import", total=event.bytes, file="")
+            elif isinstance(event, FilesUnchanged) and task is not None:
+                progress.update(task, advance=event.bytes)
             elif isinstance(event, FileImported) and task is not None:
                 progress.update(task, advance=event.bytes, file=Path(event.path).name[-40:])
 

@@ -31,7 +31,7 @@ class ImportFlow(ServiceScreen):
         self.run_worker(self._import, name=GROUP, group=GROUP, thread=True, exit_on_error=False)
 
     def _import(self) -> None:
-        from viva_store.services.importer import FileImported, ImportStarted
+        from viva_store.services.importer import FileImported, FilesUnchanged, ImportStarted
 
         events = self.backend.run_import()
         done = total = 0
@@ -43,6 +43,9 @@ class ImportFlow(ServiceScreen):
                 break
             if isinstance(event, ImportStarted):
                 total = event.files
+            elif isinstance(event, FilesUnchanged):
+                done += event.files
+                self.post_message(ImportProgressed(done, total, f"{event.files} unchanged"))
             elif isinstance(event, FileImported):
                 done += 1
                 self.post_message(ImportProgressed(done, total, event.path))
