@@ -96,8 +96,11 @@ def test_planted_secret_never_survives_in_objects(rule: Rule, value: Any, choice
     out, hits = redact_obj(obj)
     assert hits
     assert json.dumps(obj) == before
+    # A piece of the secret already among the generated values (Hypothesis draws
+    # strings from the code's own constants, e.g. a rule's keyword) is not a leak.
+    already = {p for text in strings_in(value) for p in survivors(secret_of(rule), text)}
     for text in strings_in(out):
-        assert not survivors(secret_of(rule), text)
+        assert not set(survivors(secret_of(rule), text)) - already
     again, more = redact_obj(out)
     assert (again, more) == (out, [])
 

@@ -149,12 +149,20 @@ def _sqlite_converter(kind: Any) -> Callable[[Any], Any] | None:
 
 
 def _sqlite_datetime(value: datetime | None) -> str | None:
+    global _last_instant
     if value is None:
         return None
-    if value.tzinfo is not None:
-        value = value.astimezone(UTC).replace(tzinfo=None)
+    last = _last_instant  # one tuple, read and replaced whole: safe across threads
+    if value is last[0]:  # the messages of one line share their instant
+        return last[1]
+    naive = value.astimezone(UTC).replace(tzinfo=None) if value.tzinfo is not None else value
     # SQLAlchemy's own storage format, always with microseconds.
-    return value.isoformat(" ", "microseconds")
+    text = naive.isoformat(" ", "microseconds")
+    _last_instant = (value, text)
+    return text
+
+
+_last_instant: tuple[Any, str | None] = (None, None)
 
 
 def _sqlite_json(value: Any) -> str | None:

@@ -46,6 +46,15 @@ _TITLE_LINES = {
 }
 
 
+_FIRSTS = (
+    ("line_sid", "sessionId"),
+    ("cwd", "cwd"),
+    ("branch", "gitBranch"),
+    ("version", "version"),
+    ("entrypoint", "entrypoint"),
+)
+
+
 class ClaudeParser:
     """Stateful conversion of one file's records into chunks."""
 
@@ -65,6 +74,8 @@ class ClaudeParser:
         self.end: datetime | None = None
         self.title: str | None = None
         self.title_rank = 0
+        # (state key, line field) whose first non-empty value is still to be found
+        self.firsts = [(key, field) for key, field in _FIRSTS if key not in state]
 
     # -- chunk assembly -------------------------------------------------
     def native_id(self) -> str:
@@ -126,9 +137,13 @@ class ClaudeParser:
             self.state["title_rank"] = rank
             self.title, self.title_rank = title, rank
 
-    def _first_value(self, key: str, value: Any) -> None:
-        if key not in self.state and isinstance(value, str) and value.strip():
-            self.state[key] = value
+    def _take_firsts(self, obj: dict[str, Any]) -> None:
+        """Keep the first non-empty value of each line field not known yet."""
+        for key, field in self.firsts:
+            value = obj.get(field)
+            if isinstance(value, str) and value.strip():
+                self.state[key] = value
+        self.firsts = [(key, field) for key, field in self.firsts if key not in self.state]
 
     # -- records --------------------------------------------------------
     def feed(self, record: Record) -> None:
@@ -140,14 +155,8 @@ class ClaudeParser:
             return
         at = parse_timestamp(obj.get("timestamp"))
         self._seen_time(at)
-        for key, field in (
-            ("line_sid", "sessionId"),
-            ("cwd", "cwd"),
-            ("branch", "gitBranch"),
-            ("version", "version"),
-            ("entrypoint", "entrypoint"),
-        ):
-            self._first_value(key, obj.get(field))
+        if self.firsts:
+            self._take_firsts(obj)
         key = as_str(obj.get("uuid")) or offset_key
         sidechain = obj.get("isSidechain") is True and not self.is_agent
         kind = obj.get("type")

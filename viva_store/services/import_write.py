@@ -157,8 +157,7 @@ def write_batch(
         conn.execute(update(S).where(S.c.id == sid).values(updated_at=now, **values))
     bulk_insert(conn, M, all_messages)
     inserted = [u for usage in fresh_usage.values() for u in usage if not u.pop("_stored", False)]
-    if inserted:
-        conn.execute(insert(U), inserted)
+    bulk_insert(conn, U, inserted)
     if replace_usage:
         _refresh_tokens(conn, fresh_usage)
     if ledger:

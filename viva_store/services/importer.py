@@ -61,7 +61,7 @@ S = Session.__table__  # type: ignore[attr-defined]
 BATCH_BYTES = 8 << 20
 LINE_KINDS = ("jsonl", "jsonl.zst")
 # Files up to this size are read in worker processes when a run has enough of them
-# (both cores decode and redact while this process writes); larger ones stream here.
+# (other cores decode and redact while this process writes); larger ones stream here.
 POOL_FILE_BYTES = 8 << 20
 POOL_MIN_BYTES = 32 << 20
 
@@ -150,7 +150,7 @@ def run_import(
 ) -> Generator[ImportEvent, None, ImportSummary]:
     """Recover every session the chosen harnesses left on disk (owner only).
 
-    ``workers`` (default: the CPU count, at most 4) read small files in parallel
+    ``workers`` (default: :func:`default_workers`) read small files in parallel
     when the changed files add up to ``pool_min_bytes``; 1 reads everything here.
     """
     require_owner(ctx.actor, "import sessions")
@@ -184,7 +184,7 @@ def run_import(
         yield FilesUnchanged(unchanged, unchanged_bytes)
     pending = Pending(ctx.store.now())
     small = [c for c in changed if c[0].kind in LINE_KINDS and c[1].st_size <= POOL_FILE_BYTES]
-    count = workers if workers is not None else min(os.cpu_count() or 1, 4)
+    count = workers if workers is not None else default_workers()
     if count > 1 and sum(c[1].st_size for c in small) >= pool_min_bytes:
         yield from _read_in_pool(ctx, summary, pending, small, count)
         done = {id(c) for c in small}
@@ -214,6 +214,14 @@ def run_import(
     _attribute(ctx, summary)
     record_run(ctx, summary.run_id, summary.to_json(), chosen, started)
     return summary
+
+
+def default_workers() -> int:
+    """Reader processes for a large import: one per core beyond the one this
+    process needs to write, at most 4; 1 (read here) on a machine of two cores
+    or fewer, where readers and the writer would only take turns (measured:
+    two readers there halve the throughput of one process)."""
+    return max(1, min((os.cpu_count() or 1) - 1, 4))
 
 
 def _switch(ctx: Context, summary: ImportSummary, pending: Pending, harness: str) -> None:
