@@ -39,7 +39,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Connection, create_engine, insert, text
+from sqlalchemy import Connection, bindparam, create_engine, insert, text
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -373,9 +373,13 @@ def raw_query(ctx: Context, query: str) -> Callable[[], Any]:
             "ORDER BY ts_rank(to_tsvector('simple'::regconfig, coalesce(title, '')), q) DESC "
             "LIMIT :k"
         )
-    texts = text("SELECT id, text FROM message WHERE id IN :ids").bindparams(
-        __import__("sqlalchemy").bindparam("ids", expanding=True)
-    )
+    # SQLite's index is keyed by time: its rowids name messages through recall_message.
+    texts = text(
+        "SELECT m.id, m.text FROM recall_message r JOIN message m ON m.id = r.message_id "
+        "WHERE r.key IN :ids"
+        if sqlite
+        else "SELECT id, text FROM message WHERE id IN :ids"
+    ).bindparams(bindparam("ids", expanding=True))
 
     def params(any_token: bool) -> dict[str, Any]:
         if sqlite:

@@ -110,16 +110,20 @@ def test_newest_first(ctx: Context, history: dict[str, str]) -> None:
     assert hits[0].session_id == history["d-recent"]
 
 
-def test_newest_first_walks_the_time_index_for_common_words(
+def test_newest_first_is_the_same_however_few_hits_a_walk_fetches(
     ctx: Context, history: dict[str, str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from viva_store.services import recall as service
 
-    sorted_hits = recall(ctx, "cache", order="newest", limit=50).hits
-    member_sorted = recall(as_member(ctx, "deven"), "cache", order="newest").hits
-    monkeypatch.setattr(service, "walk_threshold", lambda *_: 1)  # every word is common
-    assert recall(ctx, "cache", order="newest", limit=50).hits == sorted_hits
-    assert recall(as_member(ctx, "deven"), "cache", order="newest").hits == member_sorted
+    whole = recall(ctx, "cache", order="newest", limit=50).hits
+    member = recall(as_member(ctx, "deven"), "cache", order="newest").hits
+    monkeypatch.setattr(service, "FETCH_PER_HIT", 1)
+    monkeypatch.setattr(service, "FETCH_MIN", 1)  # one hit at a time, then 8, 64...
+    assert recall(ctx, "cache", order="newest", limit=50).hits == whole
+    assert recall(as_member(ctx, "deven"), "cache", order="newest").hits == member
+    assert [h.session_id for h in recall(ctx, "cache", order="newest", limit=2).hits] == [
+        h.session_id for h in whole[:2]
+    ]
 
 
 def test_a_session_title_is_searchable(ctx: Context, history: dict[str, str]) -> None:

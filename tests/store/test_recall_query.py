@@ -188,3 +188,22 @@ def test_snippet_of_text_without_a_match_is_its_start() -> None:
 def test_snippet_matches_accents_and_case() -> None:
     snippet = make_snippet("Un CAFÉ noir", {"cafe"})
     assert snippet.marked() == "Un [CAFÉ] noir"
+
+
+@pytest.mark.parametrize(
+    ("text", "terms"),
+    [
+        ("Cache_layer: the CACHE, cache2 and re-cache; cached", {"cache"}),
+        ("x1 X1 ax1 x1b 1x1 x1_", {"x1"}),
+        ("Run the tests, then TESTS again: tests-pass", {"tests", "pass"}),
+        ("nothing to see here", {"absent"}),
+    ],
+)
+def test_the_ascii_fast_path_finds_what_the_tokenizer_finds(
+    text: str, terms: set[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from viva_store.recall import snippet as module
+
+    fast = make_snippet(text, terms, width=40)
+    monkeypatch.setattr(module, "_ascii_pattern", lambda _terms: None)
+    assert make_snippet(text, terms, width=40) == fast

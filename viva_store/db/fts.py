@@ -5,13 +5,15 @@ nowhere else; :mod:`viva_store.services.recall_sql` composes these pieces with
 portable SQLAlchemy (scope joins, recency, importance).
 
 SQLite
-    ``recall_message_fts``: FTS5, *external content* (``content='message'``,
-    rowid = ``message.id``), ``detail=none`` — no stored copy of the text
-    and no token positions, so the index stays a fraction of the text. It is
-    filled in bulk after an import (``INSERT … SELECT`` of every message past
-    a watermark, chunked), never by a trigger row by row; ``message`` is
-    append-only, so nothing indexed ever has to be removed. Empty texts
-    (tool calls, tool results) are not indexed.
+    ``recall_message_fts``: FTS5, *contentless* (``content=''``), ``detail=none``
+    — no stored copy of the text and no token positions, so the index stays a
+    fraction of the text. Its rowid is a time key, mapped to the message by
+    ``recall_message`` (:mod:`viva_store.db.fts_keys`, migration 0008), so
+    newest-first searches read the first hits and stop. It is filled in bulk
+    after an import (``INSERT … SELECT`` of every message past a watermark,
+    chunked), never by a trigger row by row; ``message`` is append-only, so
+    nothing indexed ever has to be removed. Empty texts (tool calls, tool
+    results) are not indexed.
     ``recall_title_fts``: FTS5 over ``recall_session.title`` (rowid =
     ``recall_session.key``), changed row by row when a title changes.
     Indexing is done by :mod:`viva_store.services.recall_index`, lazily: the
@@ -21,9 +23,10 @@ PostgreSQL
     GIN indexes on ``to_tsvector('simple', message.text)`` and
     ``to_tsvector('simple', coalesce(session.title, ''))``: expression
     indexes the server keeps current itself, so nothing is ever pending.
-Both
-    ``ix_message_at`` (migration 0007): newest-first searches walk it and
-    stop early instead of sorting every match by time.
+PostgreSQL
+    ``ix_message_at`` (migration 0007): newest-first searches combine it with
+    the match, one time window at a time, newest first (SQLite's time key
+    replaced it there; migration 0008 drops it).
 
 Neither engine's index carries the member: the scope is a join on
 ``attribution`` (indexed) inside the query, so re-classifying a session
@@ -53,7 +56,6 @@ from sqlalchemy import (
     column,
     func,
     literal_column,
-    select,
     table,
     text,
     type_coerce,
@@ -76,8 +78,15 @@ TOKENIZE = "unicode61 remove_diacritics 2"
 PG_CONFIG = "'simple'::regconfig"
 _LN2 = math.log(2)
 
-_MSG = table(MESSAGE_FTS, column("rowid", Integer), column(MESSAGE_FTS))
+_MSG = table(MESSAGE_FTS, column("rowid", Integer), column(MESSAGE_FTS), column("rank", Float))
 _TTL = table(TITLE_FTS, column("rowid", Integer), column(TITLE_FTS))
+KEY_MAP = _KEYS = table(
+    "recall_message",
+    column("key", Integer),
+    column("message_id", Integer),
+    column("session_key", Integer),
+    column("at_us", Integer),
+)
 
 
 def install(conn: Connection) -> None:
@@ -128,14 +137,9 @@ def index_messages(conn: Connection, after: int, upto: int) -> int:
     """Index the non-empty messages with ``after < id <= upto``; returns how many."""
     if conn.dialect.name != "sqlite":
         return 0
-    result = conn.execute(
-        text(
-            f"INSERT INTO {MESSAGE_FTS}(rowid, text) SELECT id, text FROM message "
-            "WHERE id > :after AND id <= :upto AND text != ''"
-        ),
-        {"after": after, "upto": upto},
-    )
-    return int(result.rowcount or 0)
+    from viva_store.db import fts_keys  # it builds on this module's names
+
+    return fts_keys.index_messages(conn, after, upto)
 
 
 def index_new_titles(conn: Connection) -> int:
@@ -177,6 +181,7 @@ def clear(conn: Connection) -> None:
     """
     if conn.dialect.name != "sqlite":
         return
+    conn.exec_driver_sql("DELETE FROM recall_message")
     for name in (MESSAGE_FTS, TITLE_FTS):
         ddl = conn.exec_driver_sql(
             "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)
@@ -186,12 +191,16 @@ def clear(conn: Connection) -> None:
 
 
 def index_bytes(conn: Connection) -> int | None:
-    """Bytes recall's indexes take on disk: full text and ``message.at`` (None: unknown)."""
+    """Bytes recall's indexes take on disk (None: unknown).
+
+    SQLite: the two FTS5 indexes and the time-key map; PostgreSQL: the two GIN
+    indexes and ``ix_message_at``.
+    """
     if conn.dialect.name == "sqlite":
         try:
             value = conn.exec_driver_sql(
-                "SELECT sum(pgsize) FROM dbstat "
-                "WHERE name LIKE 'recall_%_fts%' OR name = 'ix_message_at'"
+                "SELECT sum(pgsize) FROM dbstat WHERE name LIKE 'recall_%_fts%' "
+                "OR name IN ('recall_message', 'ix_message_at')"
             ).scalar()
         except OperationalError:
             return None
@@ -267,35 +276,57 @@ def match_params(dialect: str, tokens: tuple[str, ...], any_token: bool) -> dict
 
 
 def now_params(dialect: str, now: Any) -> dict[str, Any]:
-    """The value of the ``now`` parameter of :func:`age_days`."""
+    """The values of the ``now`` parameters of :func:`age_days` and :class:`MessageMatch`."""
     if dialect == "sqlite":
-        return {"now_s": now.strftime("%Y-%m-%d %H:%M:%S.%f")}
+        now_us = round(now.timestamp() * 1_000_000)
+        return {"now_s": now.strftime("%Y-%m-%d %H:%M:%S.%f"), "now_us": now_us}
     return {"now_t": now}
 
 
 class MessageMatch:
-    """Messages matching the query's tokens: what to select from, the condition, the rank.
+    """Messages matching the query's tokens: what to select from, the condition, the rank,
+    and the columns of a match — its message id, session id, time and age in days.
 
+    SQLite: the index joined to its time-key map and ``recall_session`` (no
+    message row is read; ``at`` is the time in microseconds and ``time_key``
+    the index's rowid, in time order). PostgreSQL: ``message`` itself.
     The tokens are parameters (see :func:`match_params`); on PostgreSQL an
     any-token match has one parameter per token, so ``n_tokens`` shapes it.
     """
 
     def __init__(self, dialect: str, n_tokens: int, any_token: bool) -> None:
         self.dialect = dialect
+        self.time_key: ColumnElement[Any] | None = None
         if dialect == "sqlite":
-            self.source: FromClause = _MSG.join(M, M.c.id == _MSG.c.rowid)
+            self.source: FromClause = _MSG.join(_KEYS, _KEYS.c.key == _MSG.c.rowid).join(
+                RS, RS.c.key == _KEYS.c.session_key
+            )
             self.condition: ColumnElement[bool] = _MSG.c[MESSAGE_FTS].op("MATCH")(
                 bindparam("fts_q", type_=String)
             )
-            self.ids: Any = select(_MSG.c.rowid).where(self.condition)
             self.rank: ColumnElement[float] = -func.bm25(literal_column(MESSAGE_FTS))
+            self.message_id: ColumnElement[Any] = _KEYS.c.message_id
+            self.session_id: ColumnElement[Any] = RS.c.session_id
+            self.at: ColumnElement[Any] = _KEYS.c.at_us
+            self.time_key = _MSG.c.rowid
+            self.importance_joined = True
         else:
             vector = func.to_tsvector(literal_column(PG_CONFIG), M.c.text)
             query = _pg_query(n_tokens, any_token)
             self.source = M
             self.condition = vector.op("@@")(query)
             self.rank = cast(func.ts_rank(vector, query), Float)
-            self.ids = select(M.c.id).where(self.condition)
+            self.message_id = M.c.id
+            self.session_id = M.c.session_id
+            self.at = M.c.at
+            self.importance_joined = False
+
+    def age_days(self, at: ColumnElement[Any]) -> ColumnElement[float]:
+        """Days from a match's ``at`` (as selected) to now."""
+        if self.dialect == "sqlite":
+            days = (bindparam("now_us", type_=Integer) - at) / 86_400_000_000.0
+            return type_coerce(days, Float)
+        return age_days(self.dialect, at)
 
 
 class TitleMatch:
@@ -318,6 +349,22 @@ class TitleMatch:
             self.rank = cast(func.ts_rank(vector, query), Float)
 
 
+def index_rank(dialect: str) -> ColumnElement[float]:
+    """SQLite: the message index's own ``rank`` column — ``bm25()``, lower is better —
+    which FTS5 sorts by itself when a query orders by it."""
+    assert dialect == "sqlite"
+    return _MSG.c.rank
+
+
+def materializes_ctes(dialect: str) -> bool:
+    """Whether ``AS MATERIALIZED`` may be asked of a CTE (SQLite 3.35+, PostgreSQL 12+)."""
+    if dialect != "sqlite":
+        return True
+    import sqlite3
+
+    return sqlite3.sqlite_version_info >= (3, 35)
+
+
 def age_days(dialect: str, at: ColumnElement[Any]) -> ColumnElement[float]:
     """Days from ``at`` to now (a parameter: :func:`now_params`)."""
     if dialect == "sqlite":
@@ -331,12 +378,6 @@ def fence(dialect: str, query: Any) -> Any:
     """Keep ``query`` a separate step when used as a subquery, so its columns (the rank)
     are computed once per row rather than re-evaluated wherever the outer query uses them."""
     return query.limit(-1) if dialect == "sqlite" else query.offset(0)
-
-
-def count_matches(conn: Connection, match: MessageMatch, params: dict[str, Any], cap: int) -> int:
-    """How many messages match, counting no further than ``cap``."""
-    capped = match.ids.limit(cap).subquery()
-    return int(conn.execute(select(func.count()).select_from(capped), params).scalar() or 0)
 
 
 def recency(dialect: str, age: ColumnElement[float], half_life_days: float) -> ColumnElement[float]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 
 from viva_store.recall.query import normalize
 
@@ -36,7 +37,21 @@ class Snippet:
         return "".join(out)
 
 
+@lru_cache(maxsize=256)
+def _ascii_pattern(terms: frozenset[str]) -> re.Pattern[str] | None:
+    """For ASCII text and terms: the terms as whole tokens, case-blind (one regex scan)."""
+    if not terms or not all(t.isascii() for t in terms):
+        return None
+    words = "|".join(re.escape(t) for t in sorted(terms, key=len, reverse=True))
+    return re.compile(rf"(?<![A-Za-z0-9])(?:{words})(?![A-Za-z0-9])", re.IGNORECASE | re.ASCII)
+
+
 def _matches(text: str, terms: frozenset[str]) -> Iterable[re.Match[str]]:
+    if text.isascii():
+        pattern = _ascii_pattern(terms)
+        if pattern is not None:
+            yield from pattern.finditer(text)
+            return
     for match in _TOKEN.finditer(text):
         token = match.group()
         # ASCII needs only lower-casing; the full normalization is for everything else.
@@ -44,9 +59,14 @@ def _matches(text: str, terms: frozenset[str]) -> Iterable[re.Match[str]]:
             yield match
 
 
+@lru_cache(maxsize=256)
+def _wanted(terms: tuple[str, ...]) -> frozenset[str]:
+    return frozenset(normalize(t) for t in terms)
+
+
 def make_snippet(text: str, terms: Iterable[str], width: int = 160) -> Snippet:
     """About ``width`` characters of ``text`` around its first token in ``terms``."""
-    wanted = frozenset(normalize(t) for t in terms)
+    wanted = _wanted(tuple(terms))
     scanned = text[:SCAN_LIMIT]
     first = next(iter(_matches(scanned, wanted)), None)
     if first is None:

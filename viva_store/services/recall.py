@@ -13,24 +13,24 @@ inside the caller's scope, never beyond it.
 
 Before searching, anything stored but not yet indexed is indexed
 (:func:`viva_store.services.recall_index.refresh`), so results never lag
-behind the store; the statements themselves are in
-:mod:`viva_store.services.recall_sql`.
+behind the store; whether anything is pending is remembered on the
+connection until something is committed (:mod:`viva_store.db.changes`).
+The statements themselves are in :mod:`viva_store.services.recall_sql`.
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable
+from collections.abc import Hashable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, Select, func, insert, select, update
+from sqlalchemy import Connection, insert, select, update
 from sqlalchemy.exc import OperationalError
 
 from viva_store.access import require_owner, require_self_or_owner
 from viva_store.clock import as_utc
-from viva_store.db import fts
+from viva_store.db import changes, fts
 from viva_store.db.tables import Attribution, Message, RecallMark, RecallSession, Session
 from viva_store.errors import InvalidInput
 from viva_store.recall.query import ParsedQuery, conservative_tokens, parse_query
@@ -41,6 +41,12 @@ from viva_store.services import recall_index, recall_knowledge
 from viva_store.services.engagement import current_state, entry_rules
 from viva_store.services.members import member_names
 from viva_store.services.recall_sql import Plan, Statements, statements
+from viva_store.services.recall_walk import (
+    Candidate,
+    best_per_session,
+    bounded_ranked,
+    newest_keyed,
+)
 from viva_store.services.registry import reader
 from viva_store.services.sessions import resolve_ids
 from viva_store.store import Context
@@ -54,99 +60,42 @@ RM = RecallMark.__table__  # type: ignore[attr-defined]
 ORDERS = ("rank", "newest")
 KINDS = ("sessions", "skills", "principles")
 MAX_LIMIT = 200
-WALK_COST = 0.2
-"""Newest first: the cost of stepping over one entry of the time index, relative to
-fetching and sorting one matching message (measured on SQLite: about a fifth)."""
-
-
-@dataclass(frozen=True, slots=True)
-class _Candidate:
-    session_id: str
-    kind: str  # message | title
-    message_id: int | None
-    at: datetime | None
-    key: float  # the SQL score (rank order) or the time (newest order)
-    rank: float | None  # the engine's rank, when the search already has it
-
-
-def _as_key(value: Any) -> float:
-    if value is None:
-        return float("-inf")
-    return as_utc(value).timestamp() if isinstance(value, datetime) else float(value)
-
-
-def walk_threshold(conn: Connection, plan: Plan, rows: int) -> int:
-    """How many matches make walking the time index cheaper than sorting the matches.
-
-    Sorting costs one fetch per match; walking costs ``WALK_COST`` per index entry
-    stepped over, about ``rows / density`` of them (density: the share of messages,
-    in the caller's scope, that match). Equal at ``matches² · share = WALK_COST ·
-    total · rows``.
-    """
-    total, sessions, own = conn.execute(
-        select(
-            select(func.max(M.c.id)).scalar_subquery(),
-            select(func.count()).select_from(S).scalar_subquery(),
-            select(func.count())
-            .select_from(A)
-            .where(A.c.member == plan.target, A.c.status == "attributed")
-            .scalar_subquery(),
-        )
-    ).one()
-    share = 1.0 if plan.target is None else max(float(own or 0) / (sessions or 1), 1e-3)
-    return max(1, math.ceil(math.sqrt(WALK_COST * (total or 0) * rows / share)))
-
-
-def _best_per_session(
-    fetch: Callable[[int], list[Any]], limit: int, first: int, kind: str
-) -> list[_Candidate]:
-    """The first ``limit`` sessions of an ordered hit list, fetching more rows as needed."""
-    k = first
-    while True:
-        rows = fetch(k)
-        best: dict[str, _Candidate] = {}
-        for row in rows:
-            if row.session_id not in best:
-                message_id = row.id if kind == "message" else None
-                rank = float(row.rank or 0.0) if row.rank is not None else None
-                best[row.session_id] = _Candidate(
-                    row.session_id, kind, message_id, row.at, _as_key(row.key), rank
-                )
-                if len(best) == limit:
-                    return list(best.values())
-        if len(rows) < k:
-            return list(best.values())
-        k *= 8
+PENDING = "recall.pending"
+BOUNDED = True  # tests turn it off to compare with scoring every match
+BOUNDED_PER_HIT = 4
+BOUNDED_MIN = 40
+"""The bounded walk reads ``max(limit * BOUNDED_PER_HIT, BOUNDED_MIN)`` matches in each
+order first (it scores them exactly in Python, so it starts with fewer)."""
+FETCH_PER_HIT = 16
+FETCH_MIN = 160
+"""A search first fetches ``max(limit * FETCH_PER_HIT, FETCH_MIN)`` rows (8× more when
+they hold too few sessions): scoring every match is the cost, a few more of the best
+are nearly free and save running it again when one session holds many of them."""
 
 
 def _candidates(
-    conn: Connection, plan: Plan, sql: Statements, params: dict[str, Any], limit: int
-) -> list[_Candidate]:
-    # Scoring every match is the cost; keeping a few more of the best is nearly free,
-    # and saves running the search again when one session holds many of the best hits.
-    messages: Select[Any] | None = sql.messages
-    first = max(limit * 16, 160)
-    # Newest first on SQLite: sort the matches when they are few; for common words walk
-    # the time index from the newest message down instead (PostgreSQL's planner makes
-    # that choice itself).
-    if plan.order == "newest" and plan.dialect == "sqlite":
-        walk_first = max(limit * 16, 160)
-        params = {**params, "cap": walk_threshold(conn, plan, walk_first)}
-        found = _best_per_session(
-            lambda k: list(conn.execute(sql.capped, {**params, "k": k})), limit, first, "message"
+    conn: Connection,
+    plan: Plan,
+    sql: Statements,
+    params: dict[str, Any],
+    limit: int,
+    stamp: Hashable | None,
+) -> list[Candidate]:
+    first = max(limit * FETCH_PER_HIT, FETCH_MIN)
+    if sql.keyed is not None:
+        found = newest_keyed(conn, sql.keyed, params, limit, first)
+    elif sql.bounded is not None and BOUNDED:
+        k = plan.params.k_for(plan.dialect)
+        n = max(limit * BOUNDED_PER_HIT, BOUNDED_MIN)
+        found = bounded_ranked(conn, sql.bounded, params, plan.params, k, limit, n, stamp)
+    else:
+        found = best_per_session(
+            lambda k: list(conn.execute(sql.messages, {**params, "k": k})), limit, first, "message"
         )
-        if not found and fts.count_matches(conn, sql.match, params, params["cap"]) >= params["cap"]:
-            messages, first = sql.walk, walk_first
-        else:
-            messages = None
-    if messages is not None:
-        found = _best_per_session(
-            lambda k: list(conn.execute(messages, {**params, "k": k})), limit, first, "message"
-        )
-    titles = _best_per_session(
+    titles = best_per_session(
         lambda k: list(conn.execute(sql.titles, {**params, "k": k})), limit, first, "title"
     )
-    merged: dict[str, _Candidate] = {}
+    merged: dict[str, Candidate] = {}
     for cand in sorted(found + titles, key=lambda c: c.key, reverse=True):
         merged.setdefault(cand.session_id, cand)
     return list(merged.values())[:limit]
@@ -159,7 +108,7 @@ def _hits(
     params: dict[str, Any],
     terms: frozenset[str],
     now: datetime,
-    chosen: list[_Candidate],
+    chosen: list[Candidate],
 ) -> list[RecallHit]:
     if not chosen:
         return []
@@ -283,7 +232,8 @@ def recall(
     parsed = parse_query(query, params.max_query_chars)
 
     def work(conn: Connection, check: bool = True) -> RecallResult | None:
-        if check and recall_index.pending(conn):
+        stamp = changes.stamp(conn)
+        if check and changes.remembered(conn, PENDING, lambda: recall_index.pending(conn), stamp):
             return None  # index what is new first (a write), then search
         fts.prepare(conn)
         plan = _plan(ctx, conn, member, order, state)
@@ -293,12 +243,12 @@ def recall(
         if parsed.dropped_tokens:
             notes.append(f"only the first {len(parsed.tokens)} distinct words were searched")
         now, matched = ctx.store.now(), "all"
-        hits = _search(conn, plan, parsed, now, False, limit, notes, kinds)
-        items = _knowledge(ctx, conn, plan, parsed, now, False, limit, kinds)
+        hits = _search(conn, plan, parsed, now, False, limit, notes, kinds, stamp)
+        items = _knowledge(ctx, conn, plan, parsed, now, False, limit, kinds, stamp)
         if not hits and not items and len(parsed.tokens) > 1:
             matched = "any"
-            hits = _search(conn, plan, parsed, now, True, limit, notes, kinds)
-            items = _knowledge(ctx, conn, plan, parsed, now, True, limit, kinds)
+            hits = _search(conn, plan, parsed, now, True, limit, notes, kinds, stamp)
+            items = _knowledge(ctx, conn, plan, parsed, now, True, limit, kinds, stamp)
         return RecallResult(
             hits=tuple(hits),
             query=parsed.text,
@@ -330,10 +280,11 @@ def _knowledge(
     any_token: bool,
     limit: int,
     kinds: tuple[str, ...],
+    stamp: Hashable | None = None,
 ) -> list[RecallItem]:
     """Matching skills and principles (forgotten and superseded ones too), best first."""
     found: list[RecallItem] = []
-    args = (ctx, conn, parsed, plan.target, any_token, plan.params, now)
+    args = (ctx, conn, parsed, plan.target, any_token, plan.params, now, stamp)
     if "skills" in kinds:
         found += recall_knowledge.skills(*args)
     if "principles" in kinds:
@@ -350,6 +301,7 @@ def _search(
     limit: int,
     notes: list[str],
     kinds: tuple[str, ...] = KINDS,
+    stamp: Hashable | None = None,
 ) -> list[RecallHit]:
     """Candidates then hits; a token the engine's tokenizer would split is split first."""
     if "sessions" not in kinds:
@@ -362,7 +314,7 @@ def _search(
             **fts.now_params(plan.dialect, now),
         }
         try:
-            chosen = _candidates(conn, plan, sql, params, limit)
+            chosen = _candidates(conn, plan, sql, params, limit, stamp)
             return _hits(conn, plan, sql, params, parsed.terms, now, chosen)
         except OperationalError as exc:
             if attempt or plan.dialect != "sqlite" or not fts.is_query_error(exc):

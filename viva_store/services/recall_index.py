@@ -137,7 +137,6 @@ def _index_chunk(conn: Connection, report: RefreshReport) -> bool:
     if top <= after:
         return False
     upto = min(top, after + CHUNK)
-    report.messages_indexed += fts.index_messages(conn, after, upto)
     errors = func.sum(case((M.c.kind == "tool_error", 1), else_=0))
     rows = list(
         conn.execute(
@@ -146,7 +145,8 @@ def _index_chunk(conn: Connection, report: RefreshReport) -> bool:
             .group_by(M.c.session_id)
         )
     )
-    _ensure_rows(conn, [r.session_id for r in rows])
+    _ensure_rows(conn, [r.session_id for r in rows])  # the index refers to them (SQLite)
+    report.messages_indexed += fts.index_messages(conn, after, upto)
     bumps = [{"sid": r.session_id, "n": int(r.errors or 0)} for r in rows if r.errors]
     if bumps:
         conn.execute(

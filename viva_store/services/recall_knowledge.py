@@ -13,20 +13,24 @@ token by token, rather than through the full-text index.
 
 Scope: a member sees its own skill set and principles; the owner one
 member's or everyone's — the same :func:`viva_store.access.member_scope`
-as everywhere else, inside the queries.
+as everywhere else, inside the queries. The rows read are remembered per
+connection and actor until anything is committed
+(:func:`viva_store.db.changes.remembered`): the next search only matches.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Hashable, Iterable
 from datetime import datetime
 from functools import lru_cache
+from typing import Any
 
 from sqlalchemy import Connection, select
 
 from viva_store.access import member_scope
 from viva_store.clock import as_utc
+from viva_store.db import changes
 from viva_store.db.tables import MemberSkill, Skill
 from viva_store.recall.query import ParsedQuery, normalize
 from viva_store.recall.ranking import RecallParams, combine, recency
@@ -61,6 +65,17 @@ def _age(now: datetime, at: datetime | None) -> float | None:
     return (now - as_utc(at)).total_seconds() / 86400 if at is not None else None
 
 
+def _skill_rows(ctx: Context, conn: Connection, target: str | None) -> list[Any]:
+    query = (
+        select(MS.c.member, MS.c.status, MS.c.w_ref, MS.c.last_used_at, MS.c.updated_at, SK)
+        .join(SK, SK.c.name == MS.c.skill)
+        .where(member_scope(ctx.actor, MS.c.member))
+    )
+    if target is not None:
+        query = query.where(MS.c.member == target)
+    return list(conn.execute(query))
+
+
 def skills(
     ctx: Context,
     conn: Connection,
@@ -69,21 +84,17 @@ def skills(
     any_token: bool,
     params: RecallParams,
     now: datetime,
+    stamp: Hashable | None = None,
 ) -> list[RecallItem]:
     """Skills of the member's set (or every member's, for the owner) matching the query.
 
     Importance is the skill's stored weight, capped at 1; ``marked`` is
     ``forgotten`` for a skill that left the set.
     """
-    query = (
-        select(MS.c.member, MS.c.status, MS.c.w_ref, MS.c.last_used_at, MS.c.updated_at, SK)
-        .join(SK, SK.c.name == MS.c.skill)
-        .where(member_scope(ctx.actor, MS.c.member))
-    )
-    if target is not None:
-        query = query.where(MS.c.member == target)
+    key = ("recall.skills", ctx.actor, target)
+    rows = changes.remembered(conn, key, lambda: _skill_rows(ctx, conn, target), stamp)
     out = []
-    for row in conn.execute(query):
+    for row in rows:
         texts = (row.name.replace("-", " "), row.description, " ".join(row.tags or ()))
         rel = _coverage(parsed.terms, texts)
         if not _matches(rel, any_token):
@@ -116,6 +127,7 @@ def principles(
     any_token: bool,
     params: RecallParams,
     now: datetime,
+    stamp: Hashable | None = None,
 ) -> list[RecallItem]:
     """Principle versions matching the query, each marked with its status.
 
@@ -125,8 +137,10 @@ def principles(
     ``deferred``, ``rejected``, ``merged``). Importance: 1 for the version in
     force, 0.5 for any other.
     """
+    key = ("recall.principles", ctx.actor, target)
+    found = changes.remembered(conn, key, lambda: candidates(load(conn, ctx, member=target)), stamp)
     out = []
-    for cand in candidates(load(conn, ctx, member=target)):
+    for cand in found:
         active = cand.active_version == cand.version and cand.status == APPROVED
         wording = cand.active_text if active and cand.active_text else cand.text
         rel = _coverage(parsed.terms, (wording, cand.text, cand.rationale))

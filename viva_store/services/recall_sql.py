@@ -14,11 +14,12 @@ filter applied to results afterwards.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import Select, bindparam, case, func, literal, or_, select
+from sqlalchemy import Select, bindparam, case, func, literal, or_, select, union
 from sqlalchemy.sql.elements import ColumnElement
 
 from viva_store.access import Actor, member_scope
@@ -55,8 +56,8 @@ class Statements:
     """Every statement of one search shape. Parameters: see the module docstring."""
 
     messages: Select[Any]  # best (or newest) matching messages: id, session_id, at, key
-    walk: Select[Any]  # newest matching messages, walking the time index (SQLite)
-    capped: Select[Any]  # newest matching messages by sorting, if fewer than ``cap`` (SQLite)
+    keyed: Select[Any] | None  # SQLite, newest first: the first ``k`` by time key, + tkey
+    bounded: tuple[Select[Any], ...] | None  # SQLite, everything best first: see _bounded
     titles: Select[Any]  # best (or newest) matching titles: session_id, at, key
     provenance: Select[Any]  # the sessions ``ids`` (in scope) with what a hit shows
     texts: Select[Any]  # id, seq, text of the messages ``ids``
@@ -97,12 +98,12 @@ def _scoped(query: Select[Any], plan: Plan, session_col: Any, drive: bool = True
     )
 
 
-def _score(plan: Plan, rank: Any, at: Any, importance: Any, boost: Any) -> ColumnElement[float]:
+def _score(plan: Plan, rank: Any, age: Any, importance: Any, boost: Any) -> ColumnElement[float]:
     """The three-factor score of :mod:`viva_store.recall.ranking`, in SQL."""
     p = plan.params
     k = p.k_for(plan.dialect)
     rel = literal(1.0) - k / (rank + k)  # = rank / (rank + k), with the rank read once
-    rec = fts.recency(plan.dialect, fts.age_days(plan.dialect, at), p.half_life_days)
+    rec = fts.recency(plan.dialect, age, p.half_life_days)
     imp = func.coalesce(importance, 0.0)
     total = p.weight_relevance * rel + p.weight_recency * rec + p.weight_importance * imp
     return total / p.weight_sum * boost
@@ -114,10 +115,13 @@ def _boost(plan: Plan) -> ColumnElement[float]:
     return literal(1.0)
 
 
-def _ordered(query: Select[Any], plan: Plan, rank: Any, id_col: str) -> Select[Any]:
+def _ordered(
+    query: Select[Any], plan: Plan, rank: Any, id_col: str, age_of: Callable[[Any], Any]
+) -> Select[Any]:
     """Best first: the engine's rank computed once per match (behind a fence), then scored.
 
     Newest first: by time, and no rank at all (it is fetched for the shown hits only).
+    ``age_of``: the age in days of a selected ``at``.
     """
     if plan.order == "rank":
         inner = fts.fence(
@@ -126,7 +130,8 @@ def _ordered(query: Select[Any], plan: Plan, rank: Any, id_col: str) -> Select[A
                 rank.label("rank"), RS.c.importance.label("imp"), _boost(plan).label("boost")
             ),
         ).subquery()
-        key = _score(plan, inner.c.rank, inner.c.at, inner.c.imp, inner.c.boost).label("key")
+        key = _score(plan, inner.c.rank, age_of(inner.c.at), inner.c.imp, inner.c.boost)
+        key = key.label("key")
         tie = inner.c[id_col]
         outer = select(inner.c[id_col], inner.c.session_id, inner.c.at, inner.c.rank, key)
         return outer.order_by(key.desc(), tie.desc()).limit(bindparam("k"))
@@ -147,46 +152,79 @@ def _narrowed(query: Select[Any], plan: Plan, session_col: Any, join: bool) -> S
     return query
 
 
+def _matching(plan: Plan, match: fts.MessageMatch, drive: bool = True) -> Select[Any]:
+    """The matching messages in the caller's scope (and the state's narrowing)."""
+    query = select(
+        match.message_id.label("id"), match.session_id.label("session_id"), match.at.label("at")
+    )
+    query = query.select_from(match.source).where(match.condition)
+    query = _scoped(query, plan, match.session_id, drive)
+    return _narrowed(query, plan, match.session_id, join=True)
+
+
 def _messages(plan: Plan, match: fts.MessageMatch) -> Select[Any]:
-    query = select(M.c.id, M.c.session_id, M.c.at).select_from(match.source).where(match.condition)
-    query = _narrowed(_scoped(query, plan, M.c.session_id), plan, M.c.session_id, join=True)
-    if plan.order == "rank":
-        query = query.outerjoin(RS, RS.c.session_id == M.c.session_id)
-    return _ordered(query, plan, match.rank, "id")
+    query = _matching(plan, match)
+    if plan.order == "rank" and not match.importance_joined:
+        query = query.outerjoin(RS, RS.c.session_id == match.session_id)
+    return _ordered(query, plan, match.rank, "id", match.age_days)
 
 
-def _walk(plan: Plan, match: fts.MessageMatch) -> Select[Any]:
-    """Newest first by walking the time index, keeping the messages that match."""
-    # ``id + 0``: the match may not drive the join (it would fetch and sort every hit),
-    # so the planner walks the time index and tests each message against the match.
-    query = select(M.c.id, M.c.session_id, M.c.at).where((M.c.id + 0).in_(match.ids))
-    query = _scoped(query, plan, M.c.session_id, drive=False)
-    query = _narrowed(query, plan, M.c.session_id, join=True)
-    ordered = query.add_columns(M.c.at.label("key"), literal(None).label("rank"))
-    return ordered.order_by(M.c.at.desc(), M.c.id.desc()).limit(bindparam("k"))
+def _keyed(plan: Plan, match: fts.MessageMatch) -> Select[Any] | None:
+    """Newest first on SQLite: the index's first ``k`` hits from its highest (newest) key.
 
-
-def _capped(plan: Plan, match: fts.MessageMatch) -> Select[Any]:
-    """Newest first by sorting the matches — unless there are ``cap`` or more.
-
-    The matches are counted while they are collected (at most ``cap`` of them) and
-    no message is fetched when the count reaches ``cap``: the query then returns
-    nothing, and the caller walks the time index instead.
+    The index walks its rowids downwards and stops at ``k``: nothing is sorted.
     """
-    hits = (
-        select(match.ids.selected_columns[0].label("mid"), func.count().over().label("n"))
-        .where(match.condition)
-        .limit(bindparam("cap"))
-        .subquery()
-    )
-    query = (
-        select(M.c.id, M.c.session_id, M.c.at)
-        .select_from(hits.join(M, M.c.id == hits.c.mid))
-        .where(hits.c.n < bindparam("cap"))
-    )
-    query = _narrowed(_scoped(query, plan, M.c.session_id), plan, M.c.session_id, join=True)
-    ordered = query.add_columns(M.c.at.label("key"), literal(None).label("rank"))
-    return ordered.order_by(M.c.at.desc(), M.c.id.desc()).limit(bindparam("k"))
+    if match.time_key is None or plan.order != "newest":
+        return None
+    query = _matching(plan, match, drive=False).add_columns(match.time_key.label("tkey"))
+    return query.order_by(match.time_key.desc()).limit(bindparam("k"))
+
+
+def _bounded(plan: Plan, match: fts.MessageMatch, single: bool) -> tuple[Select[Any], ...] | None:
+    """Best first over everything on SQLite (:func:`recall_walk.bounded_ranked`).
+
+    The first ``k`` matches by rank and the first ``kt`` by time key, with what
+    scoring needs: ``tkey``, ``rank``, ``id``, ``session_id``, ``at``, ``imp``.
+    One word: two statements — FTS5 sorts by its own ``rank`` and walks its
+    rowids down. Several words: one statement reading every match once (one
+    FTS5 cursor: ``bm25``'s set-up, which counts each word's rows, is paid
+    once, not twice), with ``n_all``, how many matched.
+    """
+    if match.time_key is None or plan.order != "rank" or plan.target is not None:
+        return None
+    if plan.narrows:
+        return None
+    key = match.time_key.label("tkey")
+    if single:
+        hidden = fts.index_rank(plan.dialect)
+        by_rank = select(key, (-hidden).label("rank")).where(match.condition)
+        by_rank = by_rank.order_by(hidden).limit(bindparam("k"))
+        by_time = select(key, match.rank.label("rank")).where(match.condition)
+        by_time = by_time.order_by(match.time_key.desc()).limit(bindparam("kt"))
+        return _mapped(by_rank.subquery()), _mapped(by_time.subquery())
+    every = select(key, match.rank.label("rank")).where(match.condition).cte("recall_matches")
+    if fts.materializes_ctes(plan.dialect):
+        every = every.prefix_with("MATERIALIZED")
+    top = select(every).order_by(every.c.rank.desc(), every.c.tkey.desc())
+    newest = select(every).order_by(every.c.tkey.desc())
+    both = union(
+        select(top.limit(bindparam("k")).subquery()),
+        select(newest.limit(bindparam("kt")).subquery()),
+    ).subquery()
+    count = select(func.count()).select_from(every).scalar_subquery().label("n_all")
+    return (_mapped(both).add_columns(count),)
+
+
+def _mapped(found: Any) -> Select[Any]:
+    K = fts.KEY_MAP
+    return select(
+        found.c.tkey,
+        found.c.rank,
+        K.c.message_id.label("id"),
+        RS.c.session_id,
+        K.c.at_us.label("at"),
+        RS.c.importance.label("imp"),
+    ).select_from(found.join(K, K.c.key == found.c.tkey).join(RS, RS.c.key == K.c.session_key))
 
 
 def _titles(plan: Plan, match: fts.TitleMatch) -> Select[Any]:
@@ -194,7 +232,7 @@ def _titles(plan: Plan, match: fts.TitleMatch) -> Select[Any]:
     query = select(S.c.id.label("id"), S.c.id.label("session_id"), at.label("at"))
     query = query.select_from(match.source).where(match.condition)
     query = _narrowed(_scoped(query, plan, S.c.id), plan, S.c.id, join=False)
-    return _ordered(query, plan, match.rank, "id")
+    return _ordered(query, plan, match.rank, "id", lambda at: fts.age_days(plan.dialect, at))
 
 
 def _provenance(plan: Plan) -> Select[Any]:
@@ -230,10 +268,10 @@ def statements(plan: Plan, any_token: bool, n_tokens: int) -> Statements:
     ids: Any = bindparam("ids", expanding=True)
     return Statements(
         messages=_messages(plan, msg),
-        walk=_walk(plan, msg),
-        capped=_capped(plan, msg),
+        keyed=_keyed(plan, msg),
+        bounded=_bounded(plan, msg, n_tokens == 1),
         titles=_titles(plan, ttl),
         provenance=_provenance(plan),
-        texts=select(M.c.id, M.c.seq, M.c.text).where(M.c.id.in_(ids)),
+        texts=select(M.c.id, M.c.seq, M.c.at, M.c.text).where(M.c.id.in_(ids)),
         match=msg,
     )
