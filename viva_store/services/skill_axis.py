@@ -42,7 +42,19 @@ from sqlalchemy import (
 )
 
 from viva_store.clock import as_utc
-from viva_store.services.skill_sql import META, A, C, E, Prepared, S, chunks, to_datetime
+from viva_store.db.raw import NeedsCore, RawTx
+from viva_store.services.skill_sql import (
+    META,
+    A,
+    C,
+    E,
+    Prepared,
+    S,
+    Tx,
+    chunks,
+    sqlite_unindexed,
+    to_datetime,
+)
 
 AXIS_KEY = "skill_axis:"
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -199,11 +211,12 @@ def place(
 _GET_COUNT = Prepared(select(META.c.value).where(META.c.key == bindparam("key")))
 # Sessions of one member started after an instant, walked from the session.started_at
 # index. `member || ''` keeps SQLite from driving the query by attribution.member
-# instead, which would visit every session the member ever had.
+# instead, which would visit every session the member ever had (PostgreSQL, by
+# statistics, walks the started_at range; hiding the index there made it scan the table).
 _AFTER = (
     select(func.count())
     .select_from(S.join(A, A.c.session_id == S.c.id))
-    .where((A.c.member + "") == bindparam("member"), *on_axis())
+    .where(sqlite_unindexed(A.c.member) == bindparam("member"), *on_axis())
 )
 _COUNT_AFTER_TIME = Prepared(_AFTER.where(S.c.started_at > bindparam("t")))
 COUNT_AFTER_SESSION = _AFTER.where(
@@ -235,23 +248,25 @@ def save_count(conn: Connection, member: str, n: int) -> None:
     conn.execute(insert(META).values(key=key, value=str(n)))
 
 
-def cached_count(conn: Connection, member: str) -> int | None:
+def cached_count(conn: Tx, member: str) -> int | None:
     """The cached number of sessions on ``member``'s axis (None: not cached yet)."""
     row = _GET_COUNT.first(conn, {"key": AXIS_KEY + member})
     return None if row is None else int(row[0])
 
 
-def axis_now(conn: Connection, member: str) -> int:
+def axis_now(conn: Tx, member: str) -> int:
     """ "Now" on ``member``'s session track: its cached number of sessions (write transaction)."""
     cached = cached_count(conn, member)
     if cached is not None:
         return cached
+    if isinstance(conn, RawTx):
+        raise NeedsCore("the member's session count is not cached yet")
     n = count_sessions(conn, member)
     save_count(conn, member, n)
     return n
 
 
-def position_at(conn: Connection, member: str, now: int, at: datetime) -> int:
+def position_at(conn: Tx, member: str, now: int, at: datetime) -> int:
     """Axis sessions started at or before ``at``: ``now`` minus those started after."""
     t = as_utc(at)
     row = _COUNT_AFTER_TIME.first(conn, {"t": t, "member": member})
@@ -259,7 +274,7 @@ def position_at(conn: Connection, member: str, now: int, at: datetime) -> int:
 
 
 def position_of_session(
-    conn: Connection, member: str, now: int, session_id: str, started_at: datetime
+    conn: Tx, member: str, now: int, session_id: str, started_at: datetime
 ) -> int:
     """The ordinal of a session on ``member``'s axis (it must be on it)."""
     t = as_utc(started_at)
@@ -273,7 +288,7 @@ def starts_after(conn: Connection, member: str, at: datetime) -> list[datetime]:
     rows = conn.execute(
         select(S.c.started_at)
         .select_from(S.join(A, A.c.session_id == S.c.id))
-        .where(S.c.started_at > t, (A.c.member + "") == member, *on_axis())
+        .where(S.c.started_at > t, sqlite_unindexed(A.c.member) == member, *on_axis())
         .order_by(S.c.started_at)
     )
     return [as_utc(v) for (v,) in rows]

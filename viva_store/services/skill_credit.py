@@ -14,9 +14,10 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Connection, bindparam, func, insert, or_, select, update
+from sqlalchemy import bindparam, case, func, insert, or_, select, update
 
 from viva_store.clock import as_utc
+from viva_store.db.raw import NeedsCore, RawTx
 from viva_store.errors import InvalidInput
 from viva_store.services.skill_axis import (
     AXIS_KEY,
@@ -27,7 +28,7 @@ from viva_store.services.skill_axis import (
 )
 from viva_store.services.skill_forget import may_be_due, settle
 from viva_store.services.skill_refs import ExecutionRef, SessionRef
-from viva_store.services.skill_sql import META, MS, SE, Prepared, day_of, finite
+from viva_store.services.skill_sql import META, MS, SE, Prepared, Tx, day_of, finite
 from viva_store.services.skill_state import COLUMNS, PairState
 from viva_store.skills.params import SkillParams
 from viva_store.skills.weights import WeightEvent, fold, weight_at
@@ -52,12 +53,6 @@ _CACHE_ROW = Prepared(
         MS.c.member == bindparam("member"), MS.c.skill == bindparam("skill")
     )
 )
-_CACHE_ROW_AND_NOW = Prepared(
-    select(
-        *(MS.c[c] for c in COLUMNS),
-        select(META.c.value).where(META.c.key == bindparam("key")).scalar_subquery(),
-    ).where(MS.c.member == bindparam("member"), MS.c.skill == bindparam("skill"))
-)
 # The events logged before an instant all have ids up to the latest of them: ids follow
 # the clock. Finding that id walks the `at` index once; the credit check then walks only
 # the pair's events logged since, on (member, skill, id) — a few, however long the log.
@@ -75,9 +70,29 @@ _CREDITED_Q = (
     .limit(1)
 )
 _CREDITED = Prepared(_CREDITED_Q)
-# A use in a session on the axis: the credit check and the session's ordinal at once.
-_CHECK_SESSION = Prepared(
-    select(_CREDITED_Q.scalar_subquery(), COUNT_AFTER_SESSION.scalar_subquery())
+# The cached state and "now" on the member's axis, in one read with what the use needs.
+_STATE_COLUMNS = (
+    *(MS.c[c] for c in COLUMNS),
+    select(META.c.value).where(META.c.key == bindparam("key")).scalar_subquery(),
+)
+_PAIR = (MS.c.member == bindparam("member"), MS.c.skill == bindparam("skill"))
+_STATE = Prepared(select(*_STATE_COLUMNS).where(*_PAIR))
+# For a key with a window (a session, an execution): the use already credited. Every use
+# of the pair is at or before the latest event folded into its cache (a use is folded as
+# it is logged), so when that was logged before the window there is none and the check
+# is not even run.
+_CHECK = case(
+    (
+        select(SE.c.at).where(SE.c.id == MS.c.last_seq).scalar_subquery()
+        < bindparam("since", type_=SE.c.at.type),
+        None,
+    ),
+    else_=_CREDITED_Q.scalar_subquery(),
+)
+_STATE_CHECKED = Prepared(select(*_STATE_COLUMNS, _CHECK).where(*_PAIR))
+# ... and, for a use in a session, how many sessions of the axis started after it.
+_STATE_IN_SESSION = Prepared(
+    select(*_STATE_COLUMNS, _CHECK, COUNT_AFTER_SESSION.scalar_subquery()).where(*_PAIR)
 )
 _CREDITED_DAY = Prepared(
     select(SE.c.id)
@@ -131,7 +146,7 @@ harness's timestamps and Viva's clock are the same machine's, but may be stepped
 DAY = timedelta(days=1)
 
 
-def logged_before(conn: Connection, at: datetime) -> int:
+def logged_before(conn: Tx, at: datetime) -> int:
     """The id of the latest event logged before ``at`` (0: none), a lower bound for the
     ids of everything logged since (ids follow the clock; a clock set back by more than
     :data:`SLACK` could hide an earlier use from the check)."""
@@ -139,13 +154,13 @@ def logged_before(conn: Connection, at: datetime) -> int:
     return 0 if row is None else int(row[0])
 
 
-def cache_row(conn: Connection, member: str, skill: str) -> PairState | None:
+def cache_row(conn: Tx, member: str, skill: str) -> PairState | None:
     """The cached state of one pair (None: never in the set)."""
     row = _CACHE_ROW.first(conn, {"member": member, "skill": skill})
     return None if row is None else PairState.from_row(row)
 
 
-def append_event(conn: Connection, **values: Any) -> int:
+def append_event(conn: Tx, **values: Any) -> int:
     """Append one skill event (every field of :data:`EVENT_FIELDS`); returns its id."""
     fields = dict.fromkeys(EVENT_FIELDS)
     fields.update(values)
@@ -161,7 +176,7 @@ def append_event(conn: Connection, **values: Any) -> int:
 
 
 def locate(
-    conn: Connection,
+    conn: Tx,
     member: str,
     now_pos: int,
     session: SessionRef | None,
@@ -179,8 +194,26 @@ def locate(
     return position_at(conn, member, now_pos, now), now
 
 
+def window(session: SessionRef | None, execution: ExecutionRef | None, now: datetime) -> datetime:
+    """The earliest instant a use under this key can have been logged (clock slack
+    included): the key's UTC day, or the earliest of now and the session's and the
+    execution's start."""
+    if session is None and execution is None:
+        return _day_start(now) - SLACK
+    starts = [as_utc(now)]
+    if session is not None:
+        starts.append(session.started_at)
+    if execution is not None:
+        starts.append(execution.started_at)
+    return min(starts) - SLACK
+
+
+def _day_start(now: datetime) -> datetime:
+    return as_utc(now).replace(hour=0, minute=0, second=0, microsecond=0)
+
+
 def already_credited(
-    conn: Connection,
+    conn: Tx,
     member: str,
     skill: str,
     session: SessionRef | None,
@@ -189,7 +222,7 @@ def already_credited(
 ) -> int | None:
     """The id of the use already credited under this key, if any."""
     if session is None and execution is None:
-        start = as_utc(now).replace(hour=0, minute=0, second=0, microsecond=0)
+        start = _day_start(now)
         row = _CREDITED_DAY.first(
             conn,
             {
@@ -201,17 +234,12 @@ def already_credited(
             },
         )
         return None if row is None else int(row[0])
-    starts = [as_utc(now)]
-    if session is not None:
-        starts.append(session.started_at)
-    if execution is not None:
-        starts.append(execution.started_at)
     row = _CREDITED.first(
         conn,
         {
             "member": member,
             "skill": skill,
-            "since": min(starts) - SLACK,
+            "since": window(session, execution, now),
             "sid": session.id if session else None,
             "xid": execution.id if execution else None,
         },
@@ -219,36 +247,8 @@ def already_credited(
     return None if row is None else int(row[0])
 
 
-def _check_session(
-    conn: Connection,
-    member: str,
-    skill: str,
-    session: SessionRef,
-    execution: ExecutionRef | None,
-    now: datetime,
-) -> tuple[int | None, int]:
-    """The use already credited for the session (if any), and how many sessions of the
-    member's axis started after it."""
-    starts = [as_utc(now), session.started_at]
-    if execution is not None:
-        starts.append(execution.started_at)
-    row = _CHECK_SESSION.first(
-        conn,
-        {
-            "member": member,
-            "skill": skill,
-            "since": min(starts) - SLACK,
-            "sid": session.id,
-            "xid": execution.id if execution else None,
-            "t": session.started_at,
-        },
-    )
-    assert row is not None
-    return (None if row[0] is None else int(row[0])), int(row[1] or 0)
-
-
 def credit(
-    conn: Connection,
+    conn: Tx,
     params: SkillParams,
     now: datetime,
     member: str,
@@ -260,16 +260,38 @@ def credit(
     reason: str,
     basis: dict[str, Any] | None = None,
 ) -> Credit:
-    """Credit one use of ``skill`` by ``member`` (once per key), folding it into the cache."""
+    """Credit one use of ``skill`` by ``member`` (once per key), folding it into the cache.
+
+    In a :class:`~viva_store.db.raw.RawTx` the rare cases that need Core (a forget may be
+    due, the member's session count not cached) raise
+    :class:`~viva_store.db.raw.NeedsCore` before anything is written.
+    """
     value = finite(params.value_for(outcome))  # type: ignore[arg-type]
-    row = _CACHE_ROW_AND_NOW.first(
-        conn, {"member": member, "skill": skill, "key": AXIS_KEY + member}
-    )
+    keys: dict[str, Any] = {"member": member, "skill": skill, "key": AXIS_KEY + member}
+    found: int | None = None
+    after = 0
+    if session is None and execution is None:
+        row = _STATE.first(conn, keys)
+    else:
+        keys["since"] = window(session, execution, now)
+        keys["sid"] = session.id if session else None
+        keys["xid"] = execution.id if execution else None
+        if session is None:
+            row = _STATE_CHECKED.first(conn, keys)
+        else:
+            keys["t"] = session.started_at
+            row = _STATE_IN_SESSION.first(conn, keys)
+            if row is not None:
+                after, row = int(row[-1] or 0), row[:-1]
+        if row is not None:
+            found, row = (None if row[-1] is None else int(row[-1])), row[:-1]
     state = None if row is None else PairState.from_row(row[:-1])
     now_pos = int(row[-1]) if row is not None and row[-1] is not None else axis_now(conn, member)
     if state is not None and may_be_due(state, now_pos, day_of(now), params):
         # It may be due to be forgotten: that is settled before the use is taken, so
         # whether a use counts never depends on whether someone read the set in between.
+        if isinstance(conn, RawTx):
+            raise NeedsCore("a forget may be due: settled on the Core path")
         settle(conn, params, now, member)
         state = cache_row(conn, member, skill)
     if state is None or state.status != "active":
@@ -279,15 +301,14 @@ def credit(
         )
     sid = session.id if session else None
     xid = execution.id if execution else None
-    if session is not None:
-        found, after = _check_session(conn, member, skill, session, execution, now)
-        pos, tau = now_pos - after, session.started_at
-    else:
-        found = already_credited(conn, member, skill, None, execution, now)
+    if session is None and execution is None:
+        found = already_credited(conn, member, skill, None, None, now)
     if found is not None:
         weight = state.weight(now_pos, day_of(now), params)
         return Credit(member, skill, False, found, value, weight, sid, xid)
-    if session is None:
+    if session is not None:
+        pos, tau = now_pos - after, session.started_at
+    else:
         pos, tau = locate(conn, member, now_pos, None, execution, now)
     day = day_of(tau)
     event_id = append_event(

@@ -22,6 +22,7 @@ from __future__ import annotations
 from sqlalchemy import Connection, select
 
 from viva_store.access import require_owner, require_self_or_owner
+from viva_store.db.raw import NeedsCore, RawTx
 from viva_store.errors import InvalidInput, NotFound
 from viva_store.records import SkillRecord
 from viva_store.services.library import get_skill
@@ -41,6 +42,7 @@ from viva_store.services.skill_refs import (
     ExecutionRef,
     SessionRef,
     execution_of,
+    named_session,
     session_of_execution,
     session_ref,
 )
@@ -48,6 +50,7 @@ from viva_store.services.skill_sql import (
     SE,
     VIVA,
     C,
+    Tx,
     actor_name,
     day_of,
     skill_params,
@@ -74,6 +77,11 @@ def record_use(
     ``session`` (an id or unique prefix) names the session the use belongs to; it must be
     one of the member's. The owner, or the member itself, may record; only the owner may
     record ``corrected`` (see :func:`correct_use`).
+
+    This is the hot path: the use runs in one transaction on the DBAPI connection
+    (:meth:`~viva_store.store.Store.write_raw`), its few statements prepared. A session
+    named other than exactly (a prefix), a forget that may be due, or an uncached session
+    count roll that back and take the Core path, the same rules in a Core transaction.
     """
     require_self_or_owner(ctx.actor, member, "record skill uses")
     if outcome not in OUTCOMES:
@@ -82,33 +90,40 @@ def record_use(
         return correct_use(ctx, member, skill, session)
     params = skill_params(ctx.store.config.section("skills"))
     now = ctx.store.now()
+    actor = actor_name(ctx.actor.member)
+
+    def use(conn: Tx, sess: SessionRef | None) -> Credit:
+        execution: ExecutionRef | None = None
+        if session is None:
+            execution = execution_of(conn, ctx.actor, None)
+            if execution is not None:
+                sess = session_of_execution(conn, member, execution.id)
+        return credit(
+            conn, params, now, member, skill, outcome, sess, execution, actor, "viva skill use"
+        )
+
+    def hot(tx: RawTx) -> Credit:
+        # The DBAPI transaction: a session named exactly, everything else as below.
+        sess = None
+        if session is not None:
+            sess = named_session(tx, member, session.strip())
+            if sess is None:
+                raise NeedsCore("the session is not named exactly: resolved on the Core path")
+        return use(tx, sess)
 
     def work(conn: Connection) -> Credit:
         sess: SessionRef | None = None
-        execution: ExecutionRef | None = None
         if session is not None:
             sid = resolve_ids(conn, ctx, session)
             sess = session_ref(conn, member, sid)
             if sess is None:
                 raise InvalidInput(f"session {sid} is not one of {member}'s sessions")
-        else:
-            execution = execution_of(conn, ctx.actor, None)
-            if execution is not None:
-                sess = session_of_execution(conn, member, execution.id)
-        return credit(
-            conn,
-            params,
-            now,
-            member,
-            skill,
-            outcome,
-            sess,
-            execution,
-            actor_name(ctx.actor.member),
-            "viva skill use",
-        )
+        return use(conn, sess)
 
-    return ctx.store.write(work)
+    try:
+        return ctx.store.write_raw(hot)
+    except NeedsCore:
+        return ctx.store.write(work)
 
 
 def correct_use(ctx: Context, member: str, skill: str, session: str | None = None) -> Credit:
