@@ -94,16 +94,17 @@ def first_wins(chunks: list[ParsedChunk]) -> tuple[dict[str, Message], dict[str,
 # -- JSON fixtures ------------------------------------------------------------------
 
 JSON_FACTS = {
-    # file: (session id, project, title, models, roles, usage totals)
+    # file: (session id, project, title (the summary, else the first prompt), models, roles,
+    # usage totals)
     "small.json": (
         "session-2026-01-16T18-34-3739ef95",
         "0b7dfb1274ee51b336813b17f2ddab1f56b6591f723e7314126bbd502c69e9c9",
-        None, {"gemini-3-flash-preview"}, ["user", "assistant", "assistant"], (10, 5, 0, 0),
+        "Hello", {"gemini-3-flash-preview"}, ["user", "assistant", "assistant"], (10, 5, 0, 0),
     ),
     "large.json": (
         "session-2025-12-16T23-47-b4f17607",
         "205016864bd110904e9ad8314192344ab398d043e779da15bedbb9ee9be00da2",
-        None, {"gemini-3-flash-preview"},
+        "Run a command", {"gemini-3-flash-preview"},
         ["user", "assistant", "tool", "tool", "system", "assistant", "user", "assistant"],
         (100, 10, 0, 0),
     ),
@@ -112,22 +113,22 @@ JSON_FACTS = {
         ["user", "assistant"], (0, 0, 0, 0),
     ),
     "standard_session.json": (
-        "sess-uuid-1", "abc123def456", None, set(),
+        "sess-uuid-1", "abc123def456", "Fix the login bug", set(),
         ["user", "assistant", "user", "assistant"], (0, 0, 0, 0),
     ),
     "system_messages.json": (
         "sess-uuid-3", "abc123def456", None, set(), ["system", "system", "system"], (0, 0, 0, 0),
     ),
     "thinking_only.json": (
-        "sess-uuid-thinking", "abc123def456", None, {"gemini-2.5-pro"},
+        "sess-uuid-thinking", "abc123def456", "Explain how this works", {"gemini-2.5-pro"},
         ["user", "assistant", "assistant"], (0, 0, 0, 0),
     ),
     "tool_calls.json": (
-        "sess-uuid-2", "abc123def456", None, {"gemini-2.5-pro"},
+        "sess-uuid-2", "abc123def456", "Read this file", {"gemini-2.5-pro"},
         ["user", "assistant", "assistant", "tool"], (0, 0, 0, 0),
     ),
     "tmp/hash123/chats/session-test.json": (
-        "test-session-1", "hash123", None, set(), ["user", "assistant"], (0, 0, 0, 0),
+        "test-session-1", "hash123", "Gemini hello", set(), ["user", "assistant"], (0, 0, 0, 0),
     ),
 }  # fmt: skip
 
@@ -469,3 +470,29 @@ def test_arbitrary_json_documents_never_raise(tmp_path_factory: Any, value: Any)
         return
     problems: list[Problem] = []
     list(gemini.read_source(SourceFile("gemini", path, "json"), problems))
+
+
+def test_first_prompt_is_the_title_until_a_summary_and_an_append_never_replaces_it() -> None:
+    def user(id_: str, text: str) -> dict[str, Any]:
+        return {"id": id_, "timestamp": "2026-05-01T10:00:01Z", "type": "user", "content": text}
+
+    source = SourceFile(harness="gemini", path=Path("/nowhere/chats/session-t.jsonl"))
+    state: dict[str, Any] = {"layout": True, "sid": "s-t"}
+    header = {"sessionId": "s-t", "startTime": "2026-05-01T10:00:00Z"}
+    first = list(
+        gemini.parse_records(
+            source, iter(lines_to_records([header, user("u1", "Why\nis CI red?")])), state
+        )
+    )
+    assert (first[0].meta.title, first[0].meta.title_rank) == ("Why is CI red?", 10)
+    appended = list(
+        gemini.parse_records(source, iter(lines_to_records([user("u2", "and now?")])), state)
+    )
+    assert appended[0].meta.title is None
+    summary = list(
+        gemini.parse_records(
+            source, iter(lines_to_records([{"$set": {"summary": "CI triage"}}])), state
+        )
+    )
+    assert summary[0].meta.title == "CI triage"
+    assert summary[0].meta.title_rank > first[0].meta.title_rank

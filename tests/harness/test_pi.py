@@ -109,7 +109,8 @@ def test_v3_capture() -> None:
     assert meta["cwd"] == {"/tmp/as-agent-fixture/project"}
     assert meta["models"] == {"pi-fixture-model"}
     assert meta["parent"] == {None}
-    assert meta["title"] is None
+    # No session name: the first prompt, folded to one line, is the title.
+    assert meta["title"] == "Read hello.py and summarize what it prints without editing files."
     assert meta["start"].isoformat() == "2026-05-12T01:02:27.657000+00:00"
     assert meta["end"].isoformat() == "2026-05-12T01:02:45.843000+00:00"
     msgs = messages(chunks)
@@ -388,3 +389,31 @@ def test_arbitrary_records_never_raise(objs: list[dict[str, Any]]) -> None:
         assert isinstance(chunk.meta.native_id, str)
         for message in chunk.messages:
             assert isinstance(message.key, str) and isinstance(message.text, str)
+
+
+def test_a_session_name_beats_the_first_prompt_and_later_prompts_never_replace_it(
+    tmp_path: Path,
+) -> None:
+    def user(id_: str, at: str, text: str) -> dict[str, Any]:
+        return entry("message", id_, at, message={"role": "user", "content": text})
+
+    state: dict[str, Any] = {}
+    first = parse(
+        tmp_path / "x.jsonl",
+        lines_to_records([user("c1", "2026-02-01T10:00:01Z", "Fix the\nflaky test")]),
+        state,
+    )
+    assert merged(first)["title"] == "Fix the flaky test"
+    # Resumed from its offset: a later prompt offers nothing, a session name wins.
+    later = parse(
+        tmp_path / "x.jsonl",
+        lines_to_records(
+            [
+                user("c2", "2026-02-01T10:00:02Z", "and now the docs"),
+                entry("session_info", "c3", "2026-02-01T10:00:03Z", name="Flaky test hunt"),
+            ]
+        ),
+        state,
+    )
+    assert [c.meta.title for c in later] == ["Flaky test hunt"]
+    assert merged(first + later)["title"] == "Flaky test hunt"

@@ -42,10 +42,13 @@ from typing import Any
 import orjson
 
 from viva_store.harness.common import (
+    TITLE_RANK_FIRST_PROMPT,
     TITLE_RANK_SUMMARY,
     as_dict,
+    as_int,
     as_list,
     as_str,
+    one_line,
     parse_timestamp,
 )
 from viva_store.harness.gemini_convert import convert_message
@@ -213,8 +216,26 @@ class _Session:
     def add_event(self, record: dict[str, Any], key: str, kind: str, text: str = "") -> None:
         self.messages[key] = Message(key=key, role="event", text=text, kind=kind, raw=record)
 
+    def _title(self) -> tuple[str | None, int]:
+        """The summary, else the first prompt (only while no earlier read of this
+        file offered one: ``state`` keeps the best rank, so that the prompt of an
+        appended chunk never replaces the first)."""
+        state = self.state
+        if self.title:
+            state["title_rank"] = max(as_int(state.get("title_rank")), TITLE_RANK_SUMMARY)
+            return self.title, TITLE_RANK_SUMMARY
+        if as_int(state.get("title_rank")) >= TITLE_RANK_FIRST_PROMPT:
+            return None, 0
+        for message in self.messages.values():
+            prompt = one_line(message.text) if message.role == "user" else ""
+            if prompt and not message.synthetic:
+                state["title_rank"] = TITLE_RANK_FIRST_PROMPT
+                return prompt, TITLE_RANK_FIRST_PROMPT
+        return None, 0
+
     def chunk(self) -> ParsedChunk:
         state = self.state
+        title, rank = self._title()
         parent = state.get("parent")
         meta = SessionMeta(
             native_id=state["sid"],
@@ -225,8 +246,8 @@ class _Session:
             models=self.models,
             started_at=self.start,
             ended_at=self.end,
-            title=self.title,
-            title_rank=TITLE_RANK_SUMMARY if self.title else 0,
+            title=title,
+            title_rank=rank,
             entrypoint=state.get("kind"),
         )
         return ParsedChunk(

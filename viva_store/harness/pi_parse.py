@@ -11,11 +11,13 @@ from typing import Any
 
 from viva_store.harness.common import (
     TITLE_RANK_CUSTOM,
+    TITLE_RANK_FIRST_PROMPT,
     as_dict,
     as_int,
     as_list,
     as_str,
     join_text,
+    one_line,
     parse_timestamp,
     tool_input_line,
 )
@@ -46,6 +48,7 @@ class PiParser:
         self.start: datetime | None = None
         self.end: datetime | None = None
         self.title: str | None = None
+        self.title_rank = 0
         self.meta_dirty = False
         self.fork_at = parse_timestamp(state.get("fork_at"))
 
@@ -63,13 +66,13 @@ class PiParser:
             started_at=self.start,
             ended_at=self.end,
             title=self.title,
-            title_rank=TITLE_RANK_CUSTOM if self.title else 0,
+            title_rank=self.title_rank if self.title else 0,
             entrypoint=state.get("entrypoint"),
         )
         chunk = ParsedChunk(meta=meta, messages=self.messages, usage=self.usage)
         self.messages, self.usage, self.models = [], [], set()
         self.start = self.end = None
-        self.title = None
+        self.title, self.title_rank = None, 0
         self.meta_dirty = False
         return chunk
 
@@ -122,7 +125,7 @@ class PiParser:
         elif kind == "session_info":
             name = as_str(obj.get("name"))
             if name:
-                self.title = name.strip() or None
+                self._offer_title(TITLE_RANK_CUSTOM, name, latest_wins=True)
             self._event(obj, key, at, name or "")
         elif kind == "label":
             self._event(obj, key, at, str(obj.get("label") or ""))
@@ -138,6 +141,15 @@ class PiParser:
             )
         else:
             self._event(obj, key, at, "")
+
+    def _offer_title(self, rank: int, text: str, latest_wins: bool) -> None:
+        """A session name beats the first prompt; ``state`` remembers the best
+        rank across chunks and resumes, so a later prompt never replaces it."""
+        title = one_line(text)
+        best = as_int(self.state.get("title_rank"))
+        if title and (rank > best or (rank == best and latest_wins)):
+            self.state["title_rank"] = rank
+            self.title, self.title_rank = title, rank
 
     def _header(self, obj: dict[str, Any]) -> None:
         state = self.state
@@ -177,7 +189,9 @@ class PiParser:
             self._seen_time(at)
         role = msg.get("role")
         if role == "user":
-            self._add(Message(key=key, role="user", text=_content_text(msg.get("content")), at=at))
+            text = _content_text(msg.get("content"))
+            self._offer_title(TITLE_RANK_FIRST_PROMPT, text, latest_wins=False)
+            self._add(Message(key=key, role="user", text=text, at=at))
         elif role == "assistant":
             self._assistant(obj, msg, key, at)
         elif role == "toolResult":
