@@ -282,23 +282,26 @@ def floors(ctx: Context) -> dict[str, Callable[[], Any]]:
     return out
 
 
-def new_session(ctx: Context, sid: str, at: datetime, member: str) -> SessionRef:
-    """One more session of ``member``, filed by triage (its axis moves, weights rebuilt)."""
-    row = {
-        "id": sid,
-        "harness": "claude-code",
-        "native_id": sid,
-        "models": [],
-        "started_at": at,
-        "source_path": "/bench",
-        "imported_at": at,
-        "updated_at": at,
-        "reasoning_tokens": 0,
-        **dict.fromkeys(TOKENS, 0),
-    }
-    ctx.store.write(lambda c: c.execute(insert(S), [row]))
-    classify(ctx, [sid], member)
-    return SessionRef(sid, at)
+def new_sessions(ctx: Context, member: str, starts: dict[str, datetime]) -> list[SessionRef]:
+    """More sessions of ``member``, filed by triage at once (its axis moves, weights rebuilt)."""
+    rows = [
+        {
+            "id": sid,
+            "harness": "claude-code",
+            "native_id": sid,
+            "models": [],
+            "started_at": at,
+            "source_path": "/bench",
+            "imported_at": at,
+            "updated_at": at,
+            "reasoning_tokens": 0,
+            **dict.fromkeys(TOKENS, 0),
+        }
+        for sid, at in starts.items()
+    ]
+    ctx.store.write(lambda c: c.execute(insert(S), rows))
+    classify(ctx, list(starts), member)
+    return [SessionRef(sid, at) for sid, at in starts.items()]
 
 
 def bench_rebuild(ctx: Context, params: Any, now: datetime, repeats: int) -> None:
@@ -323,44 +326,116 @@ def bench_rebuild(ctx: Context, params: Any, now: datetime, repeats: int) -> Non
     )
 
 
+class BareInsert:
+    """The floor of a committed use: one INSERT of a skill event and its COMMIT, straight
+    through the DBAPI on a connection held open (no pool, no statement building: the SQL
+    and its parameters are made once)."""
+
+    def __init__(self, ctx: Context, row: dict[str, Any]) -> None:
+        engine = ctx.store.engine
+        self.fairy = engine.raw_connection()
+        dbapi: Any = self.fairy.driver_connection
+        self.dbapi, self.cursor = dbapi, dbapi.cursor()
+        self.sqlite = engine.dialect.name == "sqlite"
+        compiled = insert(SE).values(row).compile(dialect=engine.dialect)
+        self.sql = compiled.string
+        processed = compiled.construct_params()
+        for name, bind in compiled.binds.items():
+            proc = bind.type.dialect_impl(engine.dialect).bind_processor(engine.dialect)
+            if proc is not None and processed.get(name) is not None:
+                processed[name] = proc(processed[name])
+        if compiled.positional:
+            self.params: Any = [processed[n] for n in compiled.positiontup or ()]
+        else:
+            self.params = processed
+
+    def __call__(self) -> None:
+        if self.sqlite:
+            self.cursor.execute("BEGIN IMMEDIATE")
+        self.cursor.execute(self.sql, self.params)
+        self.dbapi.commit()
+
+    def close(self) -> None:
+        self.cursor.close()
+        self.fairy.close()
+
+
+def timed(times: list[float], work: Callable[[], Any]) -> Any:
+    t0 = time.perf_counter()
+    out = work()
+    times.append(time.perf_counter() - t0)
+    return out
+
+
 def bench_use(ctx: Context, params: Any, now: datetime, skills: list[str]) -> None:
+    """A single committed use — the whole ``record_use`` call (``viva skill use M NAME
+    --outcome success --session ID``): access, the session by its id, the cached state, the
+    credit check and the session's ordinal, the event, the O(1) fold into the cache, COMMIT —
+    interleaved with its floors so that a busy machine slows them alike."""
     member, store = "deven", ctx.store
-    os.environ["VIVA_NOW"] = now.isoformat()
-    active = [s.name for s in list_skills(ctx, member)]  # settled: ≤ 30 besides natives
-    times: list[float] = []
-    inside: list[float] = []
-    for n in range(3):
-        session = new_session(ctx, f"sbench{n}", now + timedelta(minutes=5 + 10 * n), member)
-        use_at = session.started_at + timedelta(minutes=1)
-
-        def use(c: Any, skill: str, s: SessionRef = session, u: datetime = use_at) -> None:
-            t2 = time.perf_counter()
-            credit(c, params, u, member, skill, "success", s, None, "owner", "bench")
-            inside.append(time.perf_counter() - t2)
-
-        for skill in active:
-            t1 = time.perf_counter()
-            store.write(partial(use, skill=skill))
-            times.append(time.perf_counter() - t1)
-    single, work = statistics.median(times), statistics.median(inside)
-    empty = median_of(50, lambda: store.write(lambda c: None))
-    row = event(member, skills[0], "read", now + timedelta(minutes=40), 0)
+    # The floors log reads dated after every use, so no credit check is bounded by them.
+    later = now + timedelta(days=30)
+    bare = BareInsert(ctx, event(member, skills[0], "read", later, 0))
+    names = ("use", "credit", "core", "raw_empty", "bare", "core_empty", "core_insert")
+    times: dict[str, list[float]] = {name: [] for name in names}
     statement = insert(SE)  # compiled once, like the service's statements
-    bare = median_of(50, lambda: store.write(lambda c: c.execute(statement, [row])))
-    last = new_session(ctx, "sbenchlast", now + timedelta(minutes=45), member)
-    os.environ["VIVA_NOW"] = (last.started_at + timedelta(minutes=1)).isoformat()
-    service = []
-    for skill in active:
-        t1 = time.perf_counter()
-        record_use(ctx, member, skill, "success", session="sbenchlast")
-        service.append(time.perf_counter() - t1)
+    row = event(member, skills[0], "read", later, 0)
+    credited = 0
+
+    def credit_in(conn: Any, skill: str, session: SessionRef, at: datetime) -> Any:
+        return credit(conn, params, at, member, skill, "success", session, None, "owner", "bench")
+
+    # Sessions 20 minutes apart, as in the generated history, each using every active
+    # skill once: 6 for `record_use`, then 6 for the credit alone, then 6 for the credit
+    # through SQLAlchemy's transaction (each six classified at once: one rebuild).
+    rounds, spacing = 6, timedelta(minutes=20)
+    active: list[str] = []
+    for k, kind in enumerate(("use", "credit", "core")):
+        starts = {
+            f"sbench-{kind}{n}": now + timedelta(minutes=5) + spacing * (k * rounds + n)
+            for n in range(rounds)
+        }
+        made = new_sessions(ctx, member, starts)
+        if not active:
+            os.environ["VIVA_NOW"] = (made[0].started_at + timedelta(minutes=1)).isoformat()
+            active = [s.name for s in list_skills(ctx, member)]  # settled: ≤ 30 besides natives
+        for session in made:
+            os.environ["VIVA_NOW"] = (session.started_at + timedelta(minutes=1)).isoformat()
+            at = store.now()
+            # In blocks, not one by one: a write on another connection makes SQLite drop the
+            # use's page cache, which a `viva skill use` process meets no more than once.
+            for skill in active:
+                if kind == "use":
+                    done = timed(
+                        times["use"],
+                        partial(record_use, ctx, member, skill, "success", session=session.id),
+                    )
+                    credited += done.credited
+                else:
+                    mine = partial(credit_in, skill=skill, session=session, at=at)
+                    if kind == "credit":
+                        timed(times[kind], partial(store.write_raw, mine))
+                    else:
+                        timed(times[kind], partial(store.write, mine))
+            for _ in active:
+                timed(times["raw_empty"], lambda: store.write_raw(lambda tx: None))
+            for _ in active:
+                timed(times["bare"], bare)
+            for _ in active:
+                timed(times["core_empty"], lambda: store.write(lambda c: None))
+                timed(
+                    times["core_insert"], lambda: store.write(lambda c: c.execute(statement, [row]))
+                )
+    bare.close()
+    med = {name: statistics.median(ts) * 1e6 for name, ts in times.items()}
     print(
-        f"single committed use: {single * 1e6:.0f} µs (target ≤ 110 µs; median of "
-        f"{len(times)}), of which the service's statements {work * 1e6:.0f} µs and "
-        f"SQLAlchemy's transaction (connect, BEGIN IMMEDIATE, COMMIT) the rest — floor: empty "
-        f"write transaction {empty * 1e6:.0f} µs, one bare Core INSERT {bare * 1e6:.0f} µs; "
-        f"the whole `record_use` call (session id lookup, access) "
-        f"{statistics.median(service) * 1e6:.0f} µs"
+        f"single committed use (record_use): {med['use']:.0f} µs (target ≤ 110 µs; median of "
+        f"{len(times['use'])}, {credited} credited) — floor: bare DBAPI INSERT + COMMIT "
+        f"{med['bare']:.0f} µs ({med['use'] / med['bare']:.1f}×), empty DBAPI write "
+        f"transaction (pool checkout, BEGIN, COMMIT) {med['raw_empty']:.0f} µs; the credit's "
+        f"transaction alone {med['credit']:.0f} µs; the same credit through SQLAlchemy's "
+        f"write transaction {med['core']:.0f} µs (its empty transaction {med['core_empty']:.0f} "
+        f"µs, one Core INSERT committed {med['core_insert']:.0f} µs)"
     )
 
 
@@ -403,6 +478,9 @@ def main() -> None:
             lambda c: c.execute(update(META).where(META.c.key == "created_at").values(value=born))
         )
         ctx.store.write(lambda c: rebuild_members(c, params, now))
+        if store.engine.dialect.name != "sqlite":
+            # What autovacuum does shortly after a bulk load: plans from real statistics.
+            store.write(lambda c: c.exec_driver_sql("ANALYZE"))
         print(
             f"{store.engine.dialect.name}: {written:,} skill events, {len(MEMBERS)} members × "
             f"{len(skills)} skills, {per_member:,} sessions each, mix={args.mix} "
