@@ -250,6 +250,25 @@ def test_a_run_is_recorded(ctx: Context, tmp_path: Path) -> None:
     assert row.id == summary.run_id and row.counts["sessions_new"] == 1
 
 
+def test_the_skip_decision_reads_fingerprints_only(ctx: Context, tmp_path: Path) -> None:
+    """What every run reads first: each known file's fingerprint. On SQLite from a
+    covering index (the rows also hold the reader state); the same on both engines."""
+    from viva_store.services.import_store import _KNOWN, known_files
+
+    path = claude_code(tmp_path / "claude", spec())
+    run(ctx, **{"claude-code": tmp_path / "claude"})
+    st = path.stat()
+    known = known_files(ctx, ["claude-code", "codex"])
+    assert list(known) == [("claude-code", str(path))]
+    assert known["claude-code", str(path)][1:] == (st.st_size, st.st_mtime_ns, st.st_ino)
+    assert known_files(ctx, ["codex"]) == {}
+    if ctx.store.engine.dialect.name == "sqlite":
+        plan = ctx.store.read(lambda c: c.exec_driver_sql(f"EXPLAIN QUERY PLAN {_KNOWN}").all())
+        assert "COVERING INDEX ix_source_file_scan" in " ".join(str(row[-1]) for row in plan)
+    else:
+        assert ctx.store.engine.dialect.name == "postgresql"
+
+
 def test_reading_in_worker_processes_stores_exactly_what_one_process_does(
     ctx: Context, tmp_path: Path
 ) -> None:

@@ -73,30 +73,29 @@ def discover(root: Path) -> Iterator[SourceFile]:
 
     Parent sessions, flat ``agent-*.jsonl`` and ``<uuid>/subagents/agent-*.jsonl``
     alike; ``tool-results/`` and other non-transcript folders are skipped.
+    Iterative, and nothing per file beyond the stat the walk already has: a
+    re-import of an unchanged history is little more than this walk and must
+    stay close to a bare one.
     """
-    for path, stat in _walk(root):
-        yield SourceFile(harness=NAME, path=path, kind="jsonl", stat=stat)
-
-
-def _walk(folder: Path) -> Iterator[tuple[str, os.stat_result]]:
-    """Files before sub-folders, each by name; iterative, because a re-import of an
-    unchanged history is little more than this walk and must stay close to a bare one."""
-    stack = [str(folder)]
+    stack = [str(root)]
     while stack:
-        current = stack.pop()
         try:
-            with os.scandir(current) as it:
+            with os.scandir(stack.pop()) as it:
                 entries = sorted(it, key=_BY_NAME)
         except OSError:
             continue
         subdirs: list[str] = []
         for entry in entries:
+            name = entry.name
             try:
-                if entry.is_dir(follow_symlinks=False):
-                    if entry.name not in _SKIP_DIRS and not entry.name.startswith("."):
-                        subdirs.append(entry.path)
-                elif entry.name.endswith(".jsonl") and entry.is_file():
-                    yield entry.path, entry.stat()
+                if name.endswith(".jsonl") and entry.is_file():
+                    yield SourceFile(NAME, entry.path, "jsonl", entry.stat())
+                elif (
+                    entry.is_dir(follow_symlinks=False)
+                    and name not in _SKIP_DIRS
+                    and not name.startswith(".")
+                ):
+                    subdirs.append(entry.path)
             except OSError:
                 continue
         stack.extend(reversed(subdirs))
