@@ -250,6 +250,23 @@ def test_a_run_is_recorded(ctx: Context, tmp_path: Path) -> None:
     assert row.id == summary.run_id and row.counts["sessions_new"] == 1
 
 
+def test_unchanged_files_are_reported_as_one_event(ctx: Context, tmp_path: Path) -> None:
+    from viva_store.services.importer import FileImported, FilesUnchanged, ImportStarted
+
+    root = tmp_path / "claude"
+    paths = [claude_code(root, spec(f"{n:08d}-1111-4222-8333-444455556666")) for n in range(3)]
+    overrides = {"claude-code": str(root)}
+    first = list(run_import(ctx, ["claude-code"], overrides))
+    assert [type(e) for e in first] == [ImportStarted, FileImported, FileImported, FileImported]
+    paths[0].write_bytes(paths[0].read_bytes() + b"\n")
+    again = list(run_import(ctx, ["claude-code"], overrides))
+    total = sum(p.stat().st_size for p in paths)
+    assert again[0] == ImportStarted(3, total)
+    assert again[1] == FilesUnchanged(2, total - paths[0].stat().st_size)
+    assert [type(e) for e in again[2:]] == [FileImported]
+    assert again[2].path == str(paths[0])
+
+
 def test_the_skip_decision_reads_fingerprints_only(ctx: Context, tmp_path: Path) -> None:
     """What every run reads first: each known file's fingerprint. On SQLite from a
     covering index (the rows also hold the reader state); the same on both engines."""
