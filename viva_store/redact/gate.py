@@ -28,6 +28,7 @@ _SEP = b"\n"
 if any("\n" in kw for kw in KEYWORDS):  # pragma: no cover - a guard on the rule table
     raise RuntimeError("a redaction keyword holds a newline: the batch scan cannot join texts")
 
+_hs: Any
 try:  # pragma: no cover - which branch runs depends on the platform
     import hyperscan as _hs
 except ImportError:  # pragma: no cover
