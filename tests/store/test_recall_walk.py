@@ -136,11 +136,14 @@ def crowded(ctx: Context, history: dict[str, str]) -> None:
 def test_newest_first_follows_the_stored_times_exactly(
     ctx: Context, crowded: None, monkeypatch: pytest.MonkeyPatch, fetch: int | None
 ) -> None:
-    if fetch is not None:  # walk the index one hit at a time, then 8, 64...
+    if fetch is not None:  # one hit at a time, then 8, 64...; the narrowest time windows
         from viva_store.services import recall as service
+        from viva_store.services import recall_walk
 
         monkeypatch.setattr(service, "FETCH_PER_HIT", fetch)
         monkeypatch.setattr(service, "FETCH_MIN", fetch)
+        monkeypatch.setattr(recall_walk, "WINDOW_MESSAGES", fetch)
+        monkeypatch.setattr(recall_walk, "FEW_MATCHES", 0)
     want = expected(ctx)
     assert len(want) == 11
     assert newest_sessions(ctx) == want
@@ -214,12 +217,38 @@ def varied(ctx: Context, history: dict[str, str]) -> None:
 def test_best_first_bounded_is_scoring_every_match(
     ctx: Context, varied: None, monkeypatch: pytest.MonkeyPatch, query: str, fetch: int | None
 ) -> None:
+    """SQLite's bounded walk and PostgreSQL's time windows, against one sort of every match."""
     from viva_store.services import recall as service
+    from viva_store.services import recall_walk
 
     if fetch is not None:
         monkeypatch.setattr(service, "BOUNDED_PER_HIT", fetch)
         monkeypatch.setattr(service, "BOUNDED_MIN", fetch)
+        monkeypatch.setattr(recall_walk, "WINDOW_MESSAGES", 2)
+        monkeypatch.setattr(recall_walk, "FEW_MATCHES", 0)
+    deven = as_member(ctx, "deven")
     bounded = [recall(ctx, query, limit=n).hits for n in (1, 5, 50)]
+    member = recall(deven, query, limit=20).hits
     monkeypatch.setattr(service, "BOUNDED", False)
+    monkeypatch.setattr(service, "WINDOWS", False)
     assert [recall(ctx, query, limit=n).hits for n in (1, 5, 50)] == bounded
+    assert recall(deven, query, limit=20).hits == member
     assert len(bounded[2]) > 5
+
+
+@pytest.mark.parametrize("query", ["amber", "cobalt dune", "fjord zzz"])
+def test_newest_first_by_windows_or_walks_is_sorting_every_match(
+    ctx: Context, varied: None, monkeypatch: pytest.MonkeyPatch, query: str
+) -> None:
+    from viva_store.services import recall as service
+    from viva_store.services import recall_walk
+
+    monkeypatch.setattr(recall_walk, "WINDOW_MESSAGES", 2)
+    monkeypatch.setattr(recall_walk, "FEW_MATCHES", 0)  # widen, never give up on windows
+    walked = [recall(ctx, query, order="newest", limit=n).hits for n in (1, 5, 50)]
+    deven = recall(as_member(ctx, "deven"), query, order="newest").hits
+    monkeypatch.setattr(service, "WINDOWS", False)
+    monkeypatch.setattr(service, "FETCH_MIN", 100_000)  # SQLite: the whole walk at once
+    assert [recall(ctx, query, order="newest", limit=n).hits for n in (1, 5, 50)] == walked
+    assert recall(as_member(ctx, "deven"), query, order="newest").hits == deven
+    assert len(walked[2]) > 5

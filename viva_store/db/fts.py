@@ -56,6 +56,7 @@ from sqlalchemy import (
     column,
     func,
     literal_column,
+    select,
     table,
     text,
     type_coerce,
@@ -363,6 +364,25 @@ def materializes_ctes(dialect: str) -> bool:
     import sqlite3
 
     return sqlite3.sqlite_version_info >= (3, 35)
+
+
+PG_RANK_MAX = 0.1000001
+"""``ts_rank`` (default weights, every lexeme of weight D = 0.1) of a query whose top
+operator is not AND: at most 0.1 (PostgreSQL's ``calc_rank_or`` sums ``0.1 / j²`` over
+a lexeme's occurrences and divides by π²/6, then averages over the query's lexemes);
+a little more for float4. An AND of several lexemes (``calc_rank_and``) stays below 1."""
+
+
+def rank_ceiling(conn: Connection, tokens: tuple[str, ...], any_token: bool) -> float:
+    """The highest rank the engine can give a match of this query (PostgreSQL; else 1)."""
+    if conn.dialect.name != "postgresql":
+        return 1.0
+    if any_token and len(tokens) > 1:  # an OR at the top: calc_rank_or
+        return PG_RANK_MAX
+    nodes = conn.execute(
+        select(func.numnode(func.plainto_tsquery(literal_column(PG_CONFIG), " ".join(tokens))))
+    ).scalar()
+    return PG_RANK_MAX if nodes == 1 else 1.0
 
 
 def age_days(dialect: str, at: ColumnElement[Any]) -> ColumnElement[float]:

@@ -43,9 +43,11 @@ from viva_store.services.members import member_names
 from viva_store.services.recall_sql import Plan, Statements, statements
 from viva_store.services.recall_walk import (
     Candidate,
+    Ceiling,
     best_per_session,
     bounded_ranked,
     newest_keyed,
+    windows,
 )
 from viva_store.services.registry import reader
 from viva_store.services.sessions import resolve_ids
@@ -61,7 +63,7 @@ ORDERS = ("rank", "newest")
 KINDS = ("sessions", "skills", "principles")
 MAX_LIMIT = 200
 PENDING = "recall.pending"
-BOUNDED = True  # tests turn it off to compare with scoring every match
+BOUNDED = WINDOWS = True  # tests turn them off to compare with sorting every match
 BOUNDED_PER_HIT = 4
 BOUNDED_MIN = 40
 """The bounded walk reads ``max(limit * BOUNDED_PER_HIT, BOUNDED_MIN)`` matches in each
@@ -80,10 +82,22 @@ def _candidates(
     params: dict[str, Any],
     limit: int,
     stamp: Hashable | None,
+    top_rank: float = 1.0,
 ) -> list[Candidate]:
     first = max(limit * FETCH_PER_HIT, FETCH_MIN)
     if sql.keyed is not None:
         found = newest_keyed(conn, sql.keyed, params, limit, first)
+    elif sql.windowed is not None and WINDOWS and (plan.order == "newest" or top_rank < 1.0):
+        # Best first, windows pay only when the engine's rank is bounded well below 1
+        # (one word, or any word): see fts.PG_RANK_MAX.
+        ceiling = None
+        if plan.order == "rank":
+            boost = 1.0 + plan.params.state_boost if plan.narrows and plan.mode == "prefer" else 1.0
+            k = plan.params.k_for(plan.dialect)
+            ceiling = Ceiling(plan.params, k, top_rank, boost, params["now_t"])
+        statements = (sql.windowed, sql.messages)
+        scoped = plan.target is not None
+        found = windows(conn, statements, params, limit, first, ceiling, stamp, scoped)
     elif sql.bounded is not None and BOUNDED:
         k = plan.params.k_for(plan.dialect)
         n = max(limit * BOUNDED_PER_HIT, BOUNDED_MIN)
@@ -314,7 +328,8 @@ def _search(
             **fts.now_params(plan.dialect, now),
         }
         try:
-            chosen = _candidates(conn, plan, sql, params, limit, stamp)
+            top = fts.rank_ceiling(conn, tokens, any_token) if plan.order == "rank" else 1.0
+            chosen = _candidates(conn, plan, sql, params, limit, stamp, top)
             return _hits(conn, plan, sql, params, parsed.terms, now, chosen)
         except OperationalError as exc:
             if attempt or plan.dialect != "sqlite" or not fts.is_query_error(exc):

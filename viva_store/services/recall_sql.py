@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import Select, bindparam, case, func, literal, or_, select, union
+from sqlalchemy import DateTime, Select, bindparam, case, func, literal, or_, select, union
 from sqlalchemy.sql.elements import ColumnElement
 
 from viva_store.access import Actor, member_scope
@@ -57,6 +57,7 @@ class Statements:
 
     messages: Select[Any]  # best (or newest) matching messages: id, session_id, at, key
     keyed: Select[Any] | None  # SQLite, newest first: the first ``k`` by time key, + tkey
+    windowed: Select[Any] | None  # PostgreSQL: ``messages`` at or after ``lo``
     bounded: tuple[Select[Any], ...] | None  # SQLite, everything best first: see _bounded
     titles: Select[Any]  # best (or newest) matching titles: session_id, at, key
     provenance: Select[Any]  # the sessions ``ids`` (in scope) with what a hit shows
@@ -180,6 +181,22 @@ def _keyed(plan: Plan, match: fts.MessageMatch) -> Select[Any] | None:
     return query.order_by(match.time_key.desc()).limit(bindparam("k"))
 
 
+def _windowed(plan: Plan, match: fts.MessageMatch) -> Select[Any] | None:
+    """PostgreSQL: ``messages`` restricted to the matches at or after ``lo``.
+
+    The GIN index gives matches in no order; with a lower bound on time the
+    planner combines it with ``ix_message_at`` (a bitmap AND) and reads only
+    the window's matches, not every match (:mod:`viva_store.services.recall_walk`).
+    """
+    if match.time_key is not None:
+        return None
+    since = bindparam("lo", type_=DateTime(timezone=True))
+    query = _matching(plan, match).where(match.at >= since)
+    if plan.order == "rank" and not match.importance_joined:
+        query = query.outerjoin(RS, RS.c.session_id == match.session_id)
+    return _ordered(query, plan, match.rank, "id", match.age_days)
+
+
 def _bounded(plan: Plan, match: fts.MessageMatch, single: bool) -> tuple[Select[Any], ...] | None:
     """Best first over everything on SQLite (:func:`recall_walk.bounded_ranked`).
 
@@ -269,6 +286,7 @@ def statements(plan: Plan, any_token: bool, n_tokens: int) -> Statements:
     return Statements(
         messages=_messages(plan, msg),
         keyed=_keyed(plan, msg),
+        windowed=_windowed(plan, msg),
         bounded=_bounded(plan, msg, n_tokens == 1),
         titles=_titles(plan, ttl),
         provenance=_provenance(plan),

@@ -27,10 +27,14 @@ from sqlalchemy import Connection, Select, func, select
 
 from viva_store.clock import as_utc
 from viva_store.db import changes, fts_keys
-from viva_store.db.tables import RecallSession
+from viva_store.db.tables import Message, RecallSession
 from viva_store.recall.ranking import RecallParams
 
 RS = RecallSession.__table__  # type: ignore[attr-defined]
+M = Message.__table__  # type: ignore[attr-defined]
+WINDOW_MESSAGES = 4096
+_SPAN = select(func.min(M.c.at), func.max(M.c.at), func.max(M.c.id))
+FEW_MATCHES = 2000
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 LN2 = math.log(2)
 US_PER_DAY = 86_400_000_000.0
@@ -112,6 +116,80 @@ def newest_keyed(
         if complete:
             return list(best.values())
         k *= 8
+
+
+@dataclass(frozen=True, slots=True)
+class Ceiling:
+    """The best score a match older than a window's start could have (ranked windows)."""
+
+    params: RecallParams
+    k: float  # relevance's k
+    rank: float  # the highest rank the engine can give this query
+    boost: float  # the engagement state's boost, when it applies
+    now: datetime
+
+    def above(self, since: datetime, importance: float) -> float:
+        p = self.params
+        rel = 1.0 - self.k / (self.rank + self.k)
+        age = (self.now - as_utc(since)).total_seconds() / 86400
+        rec = min(math.exp((-LN2 * age) / p.half_life_days), 1.0)
+        total = p.weight_relevance * rel + p.weight_recency * rec + p.weight_importance * importance
+        return total / p.weight_sum * self.boost
+
+
+def windows(
+    conn: Connection,
+    statements: tuple[Select[Any], Select[Any]],
+    params: dict[str, Any],
+    limit: int,
+    first: int,
+    ceiling: Ceiling | None = None,
+    stamp: Hashable | None = None,
+    scoped: bool = False,
+) -> list[Candidate]:
+    """PostgreSQL: the newest window of time first, eight times wider each time it is not
+    enough, then everything (untimed messages included).
+
+    The first window spans about ``WINDOW_MESSAGES`` messages' worth of the stored
+    history; all of a window's matches are read and ordered. Newest first, a window
+    holding ``limit`` sessions holds the newest of all. Best first (``ceiling``),
+    its ``limit``-th session must also beat the best score a match older than the
+    window could have: the engine's highest rank, the recency of the window's
+    start, the highest importance any session has.
+    """
+    windowed, everything = statements
+    oldest, newest, total = changes.remembered(
+        conn, "recall.time_span", lambda: tuple(conn.execute(_SPAN).one()), stamp
+    )
+    highest = _highest_importance(conn, stamp) if ceiling is not None else 0.0
+    read = [0]
+
+    def fetch(statement: Select[Any], extra: dict[str, Any]) -> list[Candidate]:
+        def rows(k: int) -> list[Any]:
+            found = list(conn.execute(statement, {**params, **extra, "k": k}))
+            read[0] = len(found)
+            return found
+
+        return best_per_session(rows, limit, first, "message")
+
+    if newest is not None and oldest is not None and total:
+        span = newest - oldest
+        width = span * min(1.0, WINDOW_MESSAGES / total)
+        while newest - width > oldest:
+            since = newest - width
+            found = fetch(windowed, {"lo": since})
+            if len(found) >= limit:
+                if ceiling is None:
+                    return found
+                if min(c.key for c in found) > ceiling.above(since, highest) + MARGIN:
+                    return found
+            # Few matches in the window: when the whole history likely holds few, sorting
+            # them all is cheaper than more windows (each reads the word's index entries).
+            # Not in a scope: the matches outside it are read too, and were not counted.
+            elif not scoped and (read[0] + 1) * (span / width) <= FEW_MATCHES:
+                break
+            width *= 8
+    return fetch(everything, {})
 
 
 def exact_score(
