@@ -230,6 +230,16 @@ def test_a_missing_root_is_skipped_quietly(ctx: Context, tmp_path: Path) -> None
     assert summary.files_scanned == 0 and summary.problems == []
 
 
+def test_a_named_folder_without_sessions_says_where_the_harness_keeps_them(
+    ctx: Context, tmp_path: Path
+) -> None:
+    (tmp_path / "notes.txt").write_text("not a session")
+    summary = run(ctx, **{"pi": tmp_path})
+    assert [(p.path, p.line) for p in summary.problems] == [(str(tmp_path), None)]
+    assert "~/.pi/agent/sessions" in summary.problems[0].reason
+    assert summary.files_scanned == 0
+
+
 def test_members_cannot_import(ctx: Context) -> None:
     from viva_store.services.grants import issue_grant, resolve_actor
 

@@ -95,6 +95,12 @@ def roots(
     return [Root(harness, path, "default") for path in defaults]
 
 
+def default_layout(harness: str) -> str:
+    """Where ``harness`` keeps its files by default, for messages (``~/...``)."""
+    paths: list[Path] = module(harness).default_roots({}, Path("~"))
+    return " or ".join(str(p) for p in paths)
+
+
 def discover(root: Root) -> Iterator[SourceFile]:
     """The files under ``root`` its reader can read (a missing root yields nothing)."""
     if not root.path.exists():

@@ -161,11 +161,24 @@ def run_import(
     sources: list[SourceFile] = []
     for harness in chosen:
         for root in registry.roots(harness, overrides, config_roots):
+            before = len(sources)
             try:
                 sources.extend(registry.discover(root))
             except OSError as exc:
                 summary.problems.append(
                     Problem(str(root.path), None, f"cannot list: {exc.strerror}")
+                )
+                continue
+            if len(sources) == before and root.origin != "default" and root.path.exists():
+                # A folder the owner named on purpose that holds nothing readable is
+                # most likely the wrong level of the harness's tree: say so.
+                where = registry.default_layout(harness)
+                summary.problems.append(
+                    Problem(
+                        str(root.path),
+                        None,
+                        f"no {harness} sessions found here ({harness} keeps them in {where})",
+                    )
                 )
     found = [(s, st) for s in sources if (st := _stat(s, summary)) is not None]
     yield ImportStarted(len(sources), sum(st.st_size for _, st in found))
