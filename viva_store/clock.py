@@ -28,6 +28,7 @@ def as_utc(value: datetime) -> datetime:
 
 
 _FROZEN: ContextVar[datetime | None] = ContextVar("viva_frozen_now", default=None)
+_PINNED: tuple[str, datetime] | None = None  # the last ``VIVA_NOW`` text and its instant
 
 
 @contextmanager
@@ -47,8 +48,14 @@ def now() -> datetime:
         return pinned
     text = os.environ.get("VIVA_NOW")
     if text:
+        global _PINNED
+        pinned_text = _PINNED
+        if pinned_text is not None and pinned_text[0] == text:
+            return pinned_text[1]  # parsed once per value (a hot path asks on every call)
         try:
-            return parse_instant(text)
+            at = parse_instant(text)
         except InvalidInput as exc:
             raise InvalidInput(f"VIVA_NOW is {exc}") from exc
+        _PINNED = (text, at)
+        return at
     return datetime.now(UTC)
