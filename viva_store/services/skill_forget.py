@@ -24,7 +24,8 @@ from viva_store.services.skill_axis import axis_now, counter
 from viva_store.services.skill_sql import META, MS, SE, VIVA, day_of
 from viva_store.services.skill_state import PairState
 from viva_store.skills.forgetting import ForgetDecision, SkillView, decide
-from viva_store.skills.params import SkillParams
+from viva_store.skills.params import SkillParams, Track
+from viva_store.skills.weights import WeightState, weight_at
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,14 +60,43 @@ def may_be_due(state: PairState, now_pos: int, now_day: float, params: SkillPara
     Its weight is below the threshold, its protection has lapsed, and it has been in the
     set at least the idle threshold (idleness is counted from the entry at the earliest).
     """
-    if state.status != "active" or state.native:
+    return could_forget(
+        state.status,
+        state.native,
+        state.track,
+        state.entered_pos,
+        state.entered_day,
+        state.w_ref,
+        state.a_ref,
+        now_pos,
+        now_day,
+        params,
+    )
+
+
+def could_forget(
+    status: str,
+    native: bool,
+    track: Track,
+    entered_pos: float,
+    entered_day: float,
+    w_ref: float,
+    a_ref: float,
+    now_pos: int,
+    now_day: float,
+    params: SkillParams,
+) -> bool:
+    """:func:`may_be_due` on a cache row's columns (the hot path builds no state object)."""
+    if status != "active" or native:
         return False
-    if now_pos - state.entered_pos < params.protect_sessions:
+    if now_pos - entered_pos < params.protect_sessions:
         return False
-    since = now_pos - state.entered_pos if state.track == "session" else now_day - state.entered_day
-    if since < params.idle_threshold(state.track):
+    since = now_pos - entered_pos if track == "session" else now_day - entered_day
+    if since < params.idle_threshold(track):
         return False
-    return state.weight(now_pos, now_day, params) < params.forget_below
+    a_now = now_pos if track == "session" else now_day
+    weight = weight_at(WeightState(w_ref, a_ref, None, None), a_now, track, params)
+    return weight < params.forget_below
 
 
 def created_at(conn: Connection) -> datetime | None:

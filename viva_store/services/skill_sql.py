@@ -139,6 +139,15 @@ def _sqlite_datetime(general: Callable[[Any], Any]) -> Callable[[Any], Any]:
     return process
 
 
+def db_instant(dialect: Dialect, at: datetime) -> Any:
+    """An instant as the database hands a timestamp column back, for comparing with one
+    fetched raw: on SQLite its fixed-width text (which sorts as time does), elsewhere the
+    aware datetime itself."""
+    if dialect.name != "sqlite":
+        return at
+    return as_utc(at).isoformat(" ", "microseconds")[:26]
+
+
 @dataclass(frozen=True, slots=True)
 class _Plan:
     sql: str
@@ -149,6 +158,10 @@ class _Plan:
     slot_processors: tuple[tuple[Callable[..., Any], tuple[int, ...]], ...]
     processors: dict[str, Callable[..., Any]]
     constants: dict[str, Any]
+    process: tuple[tuple[str, Callable[..., Any]], ...]  # processors.items(), held
+    # psycopg 3: prepared on the server once per connection (a parse and a plan saved on
+    # every later execution; PostgreSQL planned the use's one read for longer than it ran).
+    prepare: bool
 
 
 class Prepared:
@@ -192,12 +205,21 @@ class Prepared:
                     for name, proc in processors.items()
                     if name in names
                 )
-            plan = _Plan(compiled.string, slots, slot_processors, processors, constants)
+            plan = _Plan(
+                compiled.string,
+                slots,
+                slot_processors,
+                processors,
+                constants,
+                tuple(processors.items()),
+                dialect.driver == "psycopg",
+            )
             self._plans[dialect.name] = plan
         return plan
 
     def _execute(self, conn: Tx, params: Mapping[str, Any]) -> Any:
-        plan = self._plan(conn.dialect)
+        dialect = conn.dialect
+        plan = self._plans.get(dialect.name) or self._plan(dialect)
         if isinstance(conn, RawTx):
             cursor = conn.cursor
         else:
@@ -213,12 +235,15 @@ class Prepared:
                         values[i] = value
             cursor.execute(plan.sql, values)
             return cursor
-        named = {**plan.constants, **params}
-        for name, proc in plan.processors.items():
+        named = {**plan.constants, **params} if plan.constants else dict(params)
+        for name, proc in plan.process:
             value = named.get(name)
             if value is not None:
                 named[name] = proc(value)
-        cursor.execute(plan.sql, named)
+        if plan.prepare:
+            cursor.execute(plan.sql, named, prepare=True)
+        else:
+            cursor.execute(plan.sql, named)
         return cursor
 
     @staticmethod
@@ -285,20 +310,32 @@ def chunks(values: Sequence[Any], size: int = 500) -> list[Sequence[Any]]:
 
 
 _PARAMS: dict[tuple[tuple[str, type, Any], ...], SkillParams] = {}
+_LAST: tuple[Mapping[str, Any], dict[str, Any], SkillParams] | None = None
 
 
 def skill_params(config_section: Mapping[str, Any]) -> SkillParams:
     """:class:`SkillParams` from the ``[skills]`` section of ``config.toml``.
 
     A bad value is reported as :class:`~viva_store.errors.InvalidInput` naming the key.
-    Parameters are validated once per distinct section (every use asks for them).
+    Parameters are validated once per distinct section (every use asks for them); the
+    section asked for last (the same object, or like it empty: no ``[skills]`` at all) is
+    recognised by equality, without a key built.
     """
+    global _LAST
+    last = _LAST
+    if (
+        last is not None
+        and (last[0] is config_section or not last[1])
+        and last[1] == config_section
+    ):
+        return last[2]
     try:
         key = tuple(sorted((str(k), type(v), v) for k, v in config_section.items()))
         cached = _PARAMS.get(key)
     except TypeError:  # an unhashable value: no cache, the validation reports it
         key, cached = None, None
     if cached is not None:
+        _LAST = (config_section, dict(config_section), cached)
         return cached
     try:
         params = SkillParams.from_mapping(config_section)
@@ -306,4 +343,6 @@ def skill_params(config_section: Mapping[str, Any]) -> SkillParams:
         raise InvalidInput(f"config.toml [skills]: {exc}") from exc
     if key is not None and len(_PARAMS) < 64:
         _PARAMS[key] = params
+    if key is not None:
+        _LAST = (config_section, dict(config_section), params)
     return params

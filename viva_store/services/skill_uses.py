@@ -34,6 +34,7 @@ from viva_store.services.skill_credit import (
     append_event,
     cache_row,
     credit,
+    credit_named_session,
     locate,
 )
 from viva_store.services.skill_derive import after_attribution, credit_execution, derive_uses
@@ -42,7 +43,6 @@ from viva_store.services.skill_refs import (
     ExecutionRef,
     SessionRef,
     execution_of,
-    named_session,
     session_of_execution,
     session_ref,
 )
@@ -103,13 +103,13 @@ def record_use(
         )
 
     def hot(tx: RawTx) -> Credit:
-        # The DBAPI transaction: a session named exactly, everything else as below.
-        sess = None
+        # The DBAPI transaction: a session named exactly in one read, everything else as
+        # below (the execution of a grant, or the day).
         if session is not None:
-            sess = named_session(tx, member, session.strip())
-            if sess is None:
-                raise NeedsCore("the session is not named exactly: resolved on the Core path")
-        return use(tx, sess)
+            return credit_named_session(
+                tx, params, now, member, skill, outcome, session.strip(), actor, "viva skill use"
+            )
+        return use(tx, None)
 
     def work(conn: Connection) -> Credit:
         sess: SessionRef | None = None
