@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import bindparam, select
+from sqlalchemy import bindparam, or_, select
 
 from viva_store.access import Actor
 from viva_store.clock import as_utc
@@ -38,6 +38,14 @@ _SESSION_ON_AXIS = Prepared(
     .join_from(S, A, A.c.session_id == S.c.id)
     .where(S.c.id == bindparam("sid"), A.c.member == bindparam("member"), *on_axis())
 )
+# A session named by Viva's id or the harness's, with what puts it on an axis (at most two
+# rows: one means the name is unambiguous whoever asks).
+_SESSION_NAMED = Prepared(
+    select(S.c.id, S.c.started_at, S.c.relation, A.c.status, A.c.member)
+    .join_from(S, A, A.c.session_id == S.c.id, isouter=True)
+    .where(or_(S.c.id == bindparam("ref"), S.c.native_id == bindparam("ref")))
+    .limit(2)
+)
 _EXECUTION_COLUMNS = (E.c.id, E.c.member, E.c.started_at, E.c.outcome, E.c.ended_at)
 _EXECUTION_OF_GRANT = Prepared(
     select(*_EXECUTION_COLUMNS)
@@ -60,6 +68,20 @@ def session_ref(conn: Tx, member: str, session_id: str) -> SessionRef | None:
     """The session, if it is on ``member``'s axis."""
     row = _SESSION_ON_AXIS.first(conn, {"sid": session_id, "member": member})
     return None if row is None else SessionRef(str(row[0]), _instant(row[1]))
+
+
+def named_session(conn: Tx, member: str, ref: str) -> SessionRef | None:
+    """The session on ``member``'s axis that ``ref`` names exactly (Viva's id or the
+    harness's), when exactly one session has that name; None otherwise — a prefix, an
+    ambiguous name or a session off the axis, which :func:`resolve_ids` and
+    :func:`session_ref` sort out with the right error."""
+    rows = _SESSION_NAMED.rows(conn, {"ref": ref})
+    if len(rows) != 1:
+        return None
+    sid, started, relation, status, owner = rows[0]
+    if status != "attributed" or owner != member or started is None or relation == "subagent":
+        return None
+    return SessionRef(str(sid), _instant(started))
 
 
 def _instant(value: Any) -> datetime:

@@ -159,9 +159,6 @@ class _Plan:
     processors: dict[str, Callable[..., Any]]
     constants: dict[str, Any]
     process: tuple[tuple[str, Callable[..., Any]], ...]  # processors.items(), held
-    # psycopg 3: prepared on the server once per connection (a parse and a plan saved on
-    # every later execution; PostgreSQL planned the use's one read for longer than it ran).
-    prepare: bool
 
 
 class Prepared:
@@ -212,7 +209,6 @@ class Prepared:
                 processors,
                 constants,
                 tuple(processors.items()),
-                dialect.driver == "psycopg",
             )
             self._plans[dialect.name] = plan
         return plan
@@ -240,10 +236,7 @@ class Prepared:
             value = named.get(name)
             if value is not None:
                 named[name] = proc(value)
-        if plan.prepare:
-            cursor.execute(plan.sql, named, prepare=True)
-        else:
-            cursor.execute(plan.sql, named)
+        cursor.execute(plan.sql, named)
         return cursor
 
     @staticmethod
