@@ -111,6 +111,7 @@ CALLS: dict[str, Callable[[Context], Any]] = {
     "viva_store.services.executions.list_executions": executions.list_executions,
     "viva_store.services.executions.get_execution": per_execution,
     "viva_store.services.sessions.list_sessions": sessions.list_sessions,
+    "viva_store.services.sessions.member_activity": sessions.member_activity,
     "viva_store.services.sessions.get_session": per_member(
         lambda c, n: sessions.get_session(c, native_id(n))
     ),
@@ -173,3 +174,16 @@ def test_a_member_sees_nothing_of_another_member(ctx: Context, tmp_path: Path, n
     if marker("deven") in as_member:
         as_owner = json.dumps(to_jsonable(CALLS[name](ctx)))
         assert all(marker(m) in as_owner for m in NAMES)
+
+
+def test_member_activity_counts_only_what_the_actor_may_see(ctx: Context, tmp_path: Path) -> None:
+    """Member names are not markers: this reader's keys are checked directly."""
+    seed(ctx, tmp_path)
+    deven = ctx.as_actor(resolve_actor(ctx.store, issue_grant(ctx, "deven").token))
+    mine = sessions.member_activity(deven)
+    assert list(mine) == ["deven"] and mine["deven"].sessions == 1
+    everyone = sessions.member_activity(ctx)
+    assert set(everyone) == set(NAMES)
+    assert everyone["deven"].last_started == datetime(
+        2026, 11, 2 + NAMES.index("deven"), 9, tzinfo=UTC
+    )

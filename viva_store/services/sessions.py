@@ -18,7 +18,7 @@ from viva_store.access import member_scope
 from viva_store.clock import as_utc
 from viva_store.db.tables import Attribution, Message, Session
 from viva_store.errors import InvalidInput, NotFound
-from viva_store.records import MessageRecord, SessionRecord
+from viva_store.records import JsonRecord, MessageRecord, SessionRecord
 from viva_store.services.import_prepare import session_id
 from viva_store.services.registry import reader
 from viva_store.store import Context
@@ -120,6 +120,32 @@ def list_sessions(ctx: Context, flt: SessionFilter | None = None) -> list[Sessio
     if flt.limit is not None:
         query = query.limit(flt.limit)
     return ctx.store.read(lambda c: [_record(r) for r in c.execute(query)])
+
+
+@dataclass(frozen=True, slots=True)
+class MemberActivity(JsonRecord):
+    """How much experience is filed into a member's name, and how recent it is."""
+
+    sessions: int
+    last_started: datetime | None
+
+
+@reader
+def member_activity(ctx: Context) -> dict[str, MemberActivity]:
+    """Per member the actor may see: its attributed sessions and the latest start.
+
+    One grouped query (the roster used to load every session of every member to
+    count them).
+    """
+    sub = _base(ctx).where(A.c.status == "attributed").subquery()
+    query = select(sub.c.a_member, func.count(), func.max(sub.c.started_at)).group_by(
+        sub.c.a_member
+    )
+    rows = ctx.store.read(lambda c: c.execute(query).all())
+    return {
+        member: MemberActivity(int(count), as_utc(last) if last else None)
+        for member, count, last in rows
+    }
 
 
 def resolve_ids(conn: Connection, ctx: Context, ref: str) -> str:

@@ -14,7 +14,12 @@ from viva_store.records import MemberRecord
 from viva_store.services.executions import list_executions
 from viva_store.services.launch import command_line
 from viva_store.services.members import list_members, member_names
-from viva_store.services.sessions import SessionFilter, get_session, list_sessions
+from viva_store.services.sessions import (
+    MemberActivity,
+    get_session,
+    list_sessions,
+    member_activity,
+)
 from viva_store.services.sessions import session_messages as _messages
 from viva_store.services.suggest import Suggestion, suggest
 from viva_store.services.triage import Classified, classify, classify_nobody, unclassify
@@ -53,13 +58,14 @@ class Backend:
     def member_rows(self, members: Sequence[MemberRecord]) -> list[MemberRow]:
         """Each member with its counts; a count whose service is missing stays None."""
         rows: list[MemberRow] = []
+        activity = member_activity(self.ctx)
         for m in members:
-            sessions = list_sessions(self.ctx, SessionFilter(member=m.name))
+            active = activity.get(m.name, MemberActivity(0, None))
             rows.append(
                 MemberRow(
                     member=m,
-                    sessions=len(sessions),
-                    last_active=sessions[0].started_at if sessions else None,
+                    sessions=active.sessions,
+                    last_active=active.last_started,
                     active_skills=self._count_skills(m.name),
                     active_principles=self._count_principles(m.name),
                     executions=tuple(list_executions(self.ctx, m.name, limit=5)),
