@@ -155,7 +155,7 @@ def _narrowed(query: Select[Any], plan: Plan, session_col: Any, join: bool) -> S
 
 def _matching(plan: Plan, match: fts.MessageMatch, drive: bool = True) -> Select[Any]:
     """The matching messages in the caller's scope (and the state's narrowing)."""
-    query = select(
+    query: Select[Any] = select(
         match.message_id.label("id"), match.session_id.label("session_id"), match.at.label("at")
     )
     query = query.select_from(match.source).where(match.condition)

@@ -27,12 +27,13 @@ from sqlalchemy import Connection, Select, func, select
 
 from viva_store.clock import as_utc
 from viva_store.db import changes, fts_keys
-from viva_store.db.tables import Message, RecallSession
+from viva_store.db.tables import Message
+from viva_store.db.tables_recall import RecallSession
 from viva_store.recall.ranking import RecallParams
 
 RS = RecallSession.__table__  # type: ignore[attr-defined]
 M = Message.__table__  # type: ignore[attr-defined]
-WINDOW_MESSAGES = 4096
+WINDOW_MESSAGES = 16384
 _SPAN = select(func.min(M.c.at), func.max(M.c.at), func.max(M.c.id))
 FEW_MATCHES = 2000
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -242,14 +243,14 @@ def _read(
     n, nt = params["k"], params["kt"]
     if len(statements) == 2:
         if ranked is None:
-            ranked = conn.execute(statements[0], params).all()
+            ranked = list(conn.execute(statements[0], params))
         if len(ranked) < n:
             return _Read(ranked, True, 0.0, 0), ranked
-        recent = conn.execute(statements[1], params).all()
+        recent = list(conn.execute(statements[1], params))
         rows = list({row.tkey: row for row in (*ranked, *recent)}.values())
         lowest = min(float(r.rank) for r in ranked)
         return _Read(rows, len(recent) < nt, lowest, min(r.tkey for r in recent)), ranked
-    rows = conn.execute(statements[0], params).all()
+    rows = list(conn.execute(statements[0], params))
     if not rows or rows[0].n_all <= max(n, nt):  # one of the prefixes is every match
         return _Read(rows, True, 0.0, 0), rows
     lowest = sorted((float(r.rank) for r in rows), reverse=True)[n - 1]
