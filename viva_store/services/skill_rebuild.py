@@ -49,6 +49,7 @@ from viva_store.services.skill_sql import (
     S,
     chunks,
     day_of,
+    sqlite_unindexed,
     to_datetime,
 )
 from viva_store.services.skill_state import PairState, state_from_events
@@ -60,10 +61,10 @@ Key = tuple[str, str]
 
 
 def _member_filter(column: Any, members: list[str] | None) -> list[Any]:
-    # `column + ''`: a rebuild reads a large share of a member's events, which a scan
-    # delivers faster than SQLite's walk of the (member, skill, id) index with one table
-    # lookup per row.
-    return [] if members is None else [(column + "").in_(members)]
+    # Unindexed for SQLite: a rebuild reads a large share of a member's events, which a
+    # scan delivers faster than SQLite's walk of the (member, skill, id) index with one
+    # table lookup per row.
+    return [] if members is None else [sqlite_unindexed(column).in_(members)]
 
 
 def ensure_exp(conn: Connection) -> None:
@@ -114,9 +115,10 @@ def _scan(
         return case((cond, value))
 
     # Grouping by expressions keeps SQLite from walking (member, skill, id) and fetching
-    # every event by rowid, several times slower than a scan and a sort.
-    member = (SE.c.member + "").label("member")
-    skill = (SE.c.skill + "").label("skill")
+    # every event by rowid, several times slower than a scan and a sort; PostgreSQL
+    # groups the columns themselves (a concatenation per row cost it a quarter).
+    member = sqlite_unindexed(SE.c.member).label("member")
+    skill = sqlite_unindexed(SE.c.skill).label("skill")
     query = (
         select(
             member,
