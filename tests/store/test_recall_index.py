@@ -174,3 +174,52 @@ def test_sqlite_index_passes_its_integrity_check(ctx: Context, history: dict[str
                 f"INSERT INTO {name}({name}) VALUES ('integrity-check')"
             )
         )
+
+
+def test_a_burst_within_one_second_is_keyed_in_linear_time(ctx: Context) -> None:
+    """A transcript line's blocks share their instant, so many messages fall in one
+    second; each must get a unique key at or above its second without probing the
+    same run of taken keys once per message (that was quadratic: minutes for 20,000)."""
+    if ctx.store.engine.dialect.name != "sqlite":
+        pytest.skip("the time-keyed index is SQLite's (PostgreSQL orders by message.at)")
+    from datetime import UTC, datetime, timedelta
+
+    from sqlalchemy import event
+
+    from viva_store.db.fts_keys import KEYS
+
+    base = datetime(2026, 1, 1, tzinfo=UTC)
+    n = 3000
+    tokens = dict.fromkeys(
+        ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens"), 0
+    )
+    session = {"id": "s-burst", "harness": "claude-code", "native_id": "burst", "models": [],
+               "title_rank": 0, "message_count": n, "source_path": "/x", "imported_at": base,
+               "updated_at": base, "started_at": base, "reasoning_tokens": 0, **tokens}  # fmt: skip
+    messages = [
+        {"session_id": "s-burst", "seq": i, "key": f"k{i}", "role": "assistant",
+         "at": base + timedelta(seconds=i // 3), "text": f"burst word{i % 7}",
+         "sidechain": False, "synthetic": False, "kind": "text", "ruleset": "1"}
+        for i in range(n)
+    ]  # fmt: skip
+
+    def write(c: Any) -> None:
+        c.execute(insert(S), [session])
+        c.execute(insert(M), messages)
+
+    ctx.store.write(write)
+    statements: list[str] = []
+
+    def count(*args: Any) -> None:
+        statements.append(args[2])
+
+    event.listen(ctx.store.engine, "before_cursor_execute", count)
+    try:
+        recall_index.refresh(ctx)
+    finally:
+        event.remove(ctx.store.engine, "before_cursor_execute", count)
+    assert len(statements) < 200  # before the fix: ~2,000 collisions probing ~16 keys each
+    rows = ctx.store.read(lambda c: c.exec_driver_sql(f"SELECT key, at_us FROM {KEYS}").all())
+    assert len(rows) == n and len({key for key, _ in rows}) == n
+    assert all(key >= at_us // 1_000_000 for key, at_us in rows)
+    assert len(recall(ctx, "burst").hits) > 0
