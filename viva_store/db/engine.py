@@ -88,23 +88,41 @@ def _is_busy(exc: OperationalError) -> bool:
     return "locked" in text or "busy" in text or "could not serialize" in text
 
 
+def with_retries(attempt: Callable[[], T], busy: Callable[[Exception], bool]) -> T:
+    """``attempt()``, tried again with a growing random back-off while it fails with an
+    exception ``busy`` recognises; the last such failure becomes a :class:`StoreError`.
+    Any other exception propagates at once."""
+    delay = 0.02
+    for n in range(WRITE_RETRIES):
+        try:
+            return attempt()
+        except Exception as exc:
+            if not busy(exc):
+                raise
+            if n == WRITE_RETRIES - 1:
+                raise StoreError(f"cannot write the store: {getattr(exc, 'orig', exc)}") from exc
+            time.sleep(delay * (1 + random.random()))
+            delay = min(delay * 2, 1.0)
+    raise AssertionError("unreachable")
+
+
 def write(engine: Engine, work: Callable[[Connection], T]) -> T:
     """Run ``work`` in one short write transaction, retrying while the store is busy.
 
     Do slow work (parsing, redaction) *before* calling this: the write lock is
     held for the whole of ``work``.
     """
-    delay = 0.02
-    for attempt in range(WRITE_RETRIES):
+
+    def attempt() -> T:
         try:
             with engine.connect().execution_options(**{_WRITE: True}) as conn, conn.begin():
                 return work(conn)
         except OperationalError as exc:
-            if not _is_busy(exc) or attempt == WRITE_RETRIES - 1:
-                raise StoreError(f"cannot write the store: {exc.orig}") from exc
-            time.sleep(delay * (1 + random.random()))
-            delay = min(delay * 2, 1.0)
-    raise AssertionError("unreachable")
+            if _is_busy(exc):
+                raise
+            raise StoreError(f"cannot write the store: {exc.orig}") from exc
+
+    return with_retries(attempt, lambda exc: isinstance(exc, OperationalError) and _is_busy(exc))
 
 
 def read(engine: Engine, work: Callable[[Connection], T]) -> T:

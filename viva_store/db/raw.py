@@ -13,9 +13,7 @@ database, so they hold whichever way a statement arrives.
 
 from __future__ import annotations
 
-import random
 import threading
-import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -23,8 +21,7 @@ from sqlalchemy import Engine
 from sqlalchemy.engine import Dialect
 from sqlalchemy.pool import PoolProxiedConnection
 
-from viva_store.db.engine import WRITE_RETRIES
-from viva_store.errors import StoreError
+from viva_store.db.engine import with_retries
 
 T = TypeVar("T")
 _RETRY_STATES = {"40001", "40P01"}  # PostgreSQL: serialization failure, deadlock
@@ -115,20 +112,7 @@ class RawWriter:
 
     def write(self, work: Callable[[RawTx], T]) -> T:
         """Run ``work`` in one write transaction, retrying while the store is busy."""
-        delay = 0.02
-        for attempt in range(WRITE_RETRIES):
-            try:
-                return self._attempt(work)
-            except NeedsCore:
-                raise
-            except Exception as exc:
-                if not _busy(exc):
-                    raise
-                if attempt == WRITE_RETRIES - 1:
-                    raise StoreError(f"cannot write the store: {exc}") from exc
-                time.sleep(delay * (1 + random.random()))
-                delay = min(delay * 2, 1.0)
-        raise AssertionError("unreachable")
+        return with_retries(lambda: self._attempt(work), _busy)
 
     def close(self) -> None:
         """Give the held connection back to the pool."""
