@@ -127,6 +127,22 @@ def library(ctx: Context, folder: Path, total: int) -> list[str]:
     return sorted(ctx.store.read(lambda c: list(c.execute(select(SK.c.name)).scalars())))
 
 
+def session_row(sid: str, at: datetime) -> dict[str, Any]:
+    """A recovered session started at ``at`` (the bench's sessions differ only there)."""
+    return {
+        "id": sid,
+        "harness": "claude-code",
+        "native_id": sid,
+        "models": [],
+        "started_at": at,
+        "source_path": "/bench",
+        "imported_at": at,
+        "updated_at": at,
+        "reasoning_tokens": 0,
+        **dict.fromkeys(TOKENS, 0),
+    }
+
+
 def _insert_rows(conn: Any, rows: list[dict[str, Any]]) -> None:
     conn.execute(insert(S), rows)
 
@@ -139,20 +155,7 @@ def sessions(ctx: Context, per_member: int) -> dict[str, list[tuple[str, datetim
         for k in range(per_member):
             at = START + timedelta(minutes=20 * k, seconds=m)
             sid = f"s{member[:3]}{k:07d}"
-            rows.append(
-                {
-                    "id": sid,
-                    "harness": "claude-code",
-                    "native_id": sid,
-                    "models": [],
-                    "started_at": at,
-                    "source_path": "/bench",
-                    "imported_at": at,
-                    "updated_at": at,
-                    "reasoning_tokens": 0,
-                    **dict.fromkeys(TOKENS, 0),
-                }
-            )
+            rows.append(session_row(sid, at))
         for part in range(0, len(rows), 20_000):
             chunk = rows[part : part + 20_000]
             ctx.store.write(partial(_insert_rows, rows=chunk))
@@ -284,21 +287,7 @@ def floors(ctx: Context) -> dict[str, Callable[[], Any]]:
 
 def new_sessions(ctx: Context, member: str, starts: dict[str, datetime]) -> list[SessionRef]:
     """More sessions of ``member``, filed by triage at once (its axis moves, weights rebuilt)."""
-    rows = [
-        {
-            "id": sid,
-            "harness": "claude-code",
-            "native_id": sid,
-            "models": [],
-            "started_at": at,
-            "source_path": "/bench",
-            "imported_at": at,
-            "updated_at": at,
-            "reasoning_tokens": 0,
-            **dict.fromkeys(TOKENS, 0),
-        }
-        for sid, at in starts.items()
-    ]
+    rows = [session_row(sid, at) for sid, at in starts.items()]
     ctx.store.write(lambda c: c.execute(insert(S), rows))
     classify(ctx, list(starts), member)
     return [SessionRef(sid, at) for sid, at in starts.items()]
