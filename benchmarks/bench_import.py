@@ -38,7 +38,7 @@ from viva_store.harness import claude_code
 from viva_store.harness.lines import iter_lines, open_source, to_records
 from viva_store.harness.model import SourceFile
 from viva_store.redact import gate, redact_obj
-from viva_store.services.import_prepare import Ledger, fields_text, redact_message_fields
+from viva_store.services.import_prepare import Ledger, redact_message_fields, suspects
 from viva_store.services.importer import default_workers, run_import
 from viva_store.store import Context, Store
 
@@ -70,10 +70,7 @@ def redaction_only(files: list[Path]) -> float:
     ledger = Ledger()
     t0 = time.perf_counter()
     for messages in chunks:
-        texts = [fields_text(m) for m in messages]
-        suspects = gate.flagged(texts)
-        for i, message in enumerate(messages):
-            suspect = i in suspects or "\x00" in texts[i]
+        for message, suspect in zip(messages, suspects(messages), strict=True):
             redact_message_fields(message, ledger, {}, suspect)
             if message.raw is not None:
                 redact_obj(message.raw)

@@ -118,6 +118,14 @@ def fields_text(message: Message) -> str:
     )
 
 
+def suspects(messages: list[Message]) -> list[bool]:
+    """For each message, whether it needs the redactor: a rule keyword in its fields
+    (one keyword scan for all of them) or a NUL to clean."""
+    texts = [fields_text(m) for m in messages]
+    hits = flagged(texts)
+    return [i in hits or "\x00" in text for i, text in enumerate(texts)]
+
+
 def redact_message_fields(
     message: Message, ledger: Ledger, where: dict[str, Any], suspect: bool | None = None
 ) -> tuple[str, str | None, str | None, str | None]:
@@ -165,10 +173,7 @@ class Batch:
                 fresh.append(message)
         # One keyword scan for the whole chunk: only the few messages it flags
         # go through the redactor.
-        texts = [fields_text(m) for m in fresh]
-        suspects = flagged(texts)
-        for i, message in enumerate(fresh):
-            suspect = i in suspects or "\x00" in texts[i]
+        for message, suspect in zip(fresh, suspects(fresh), strict=True):
             prepared.messages.append(self._message_row(sid, message, ledger, suspect))
         for usage in chunk.usage:
             if usage.usage_key not in prepared.usage_keys:
