@@ -266,6 +266,7 @@ from viva_store.db.tables_principles import (  # noqa: E402 - one catalogue of a
 from viva_store.db.tables_skills import (  # noqa: E402
     SKILL_APPEND_ONLY,
     MemberSkill,
+    SkillAxis,
     SkillEvent,
     StoreMeta,
 )
@@ -302,6 +303,7 @@ __all__ = [
     "Redaction",
     "Session",
     "Skill",
+    "SkillAxis",
     "SkillEvent",
     "SourceFile",
     "StoreMeta",

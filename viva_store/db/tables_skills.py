@@ -70,4 +70,16 @@ class MemberSkill(SQLModel, table=True):
     updated_at: datetime = _ts()
 
 
+class SkillAxis(SQLModel, table=True):
+    """Each member's session axis, kept as rows: the sessions on it and their 1-based
+    ordinals (derived from ``attribution`` and ``session``; refreshed whenever a member's
+    attributed sessions change, see :mod:`viva_store.services.skill_axis_table`)."""
+
+    __tablename__ = "skill_axis"
+    member: str = Field(primary_key=True)
+    session_id: str = Field(primary_key=True)
+    started_at: datetime = _ts()
+    ordinal: int
+
+
 SKILL_APPEND_ONLY: tuple[str, ...] = ("skill_event",)

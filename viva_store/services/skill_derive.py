@@ -12,6 +12,7 @@ from sqlalchemy import Connection, and_, select
 
 from viva_store.access import require_owner
 from viva_store.services.skill_axis import axis_now
+from viva_store.services.skill_axis_table import refresh_axes
 from viva_store.services.skill_credit import SLACK, append_event, cache_row, credit
 from viva_store.services.skill_forget import settle
 from viva_store.services.skill_rebuild import rebuild_members
@@ -130,6 +131,7 @@ def after_attribution(
     moved, then credit the uses of newly recovered sessions that Viva launched."""
     params = skill_params(ctx.store.config.section("skills"))
     if changed:
+        refresh_axes(conn, changed)
         rebuild_members(conn, params, ctx.store.now(), changed)
     if session_ids:
         by_execution = conn.execute(

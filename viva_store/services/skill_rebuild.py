@@ -25,28 +25,18 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, and_, case, delete, func, insert, select
+from sqlalchemy import Connection, Integer, and_, case, delete, func, insert, literal, select
 
 from viva_store.clock import as_utc
-from viva_store.services.skill_axis import (
-    Anchors,
-    Axis,
-    load_anchors,
-    load_axes,
-    on_axis,
-    place,
-    save_count,
-    tau,
-)
+from viva_store.services.skill_axis import load_anchors, load_axes, save_count, tau
+from viva_store.services.skill_axis_table import AX, Placer, axis_counts
 from viva_store.services.skill_pair import load_pair_events, members_natives
 from viva_store.services.skill_sql import (
     ENTER_KINDS,
     MS,
     SE,
     WEIGHT_KINDS,
-    A,
     M,
-    S,
     chunks,
     day_of,
     sqlite_unindexed,
@@ -81,35 +71,29 @@ def ensure_exp(conn: Connection) -> None:
 
 
 def _scan(
-    conn: Connection, members: list[str] | None, params: SkillParams, ref_day: float
+    conn: Connection,
+    members: list[str] | None,
+    counts: dict[str, int],
+    params: SkillParams,
+    ref_day: float,
 ) -> dict[Key, Any]:
     """One pass over the weight events (and tracks, forgets), grouped per pair.
 
     Uses in a session on the member's axis are summed in the closed form at the reference
     points — the member's session count (``w_s``) and ``ref_day`` (``w_d``) — through a
-    join with the axis (a window over the member's sessions); everything else is counted
+    join with the axis table (``skill_axis``); everything else is counted
     and located (latest entry, latest track change) for the few lookups that follow.
     """
-    axis_q = (
-        select(
-            A.c.member,
-            S.c.id.label("sid"),
-            S.c.started_at,
-            func.row_number()
-            .over(partition_by=A.c.member, order_by=(S.c.started_at, S.c.id))
-            .label("ord"),
-            func.count().over(partition_by=A.c.member).label("n"),
-        )
-        .join_from(A, S, S.c.id == A.c.session_id)
-        .where(*on_axis())
-    )
-    if members is not None:
-        axis_q = axis_q.where(A.c.member.in_(members))
-    axis = axis_q.cte("axis")
+    # The axis is the maintained table (a plain join, parallel on PostgreSQL); "now" on
+    # each member's session track is its row count, passed in as a value per member.
+    axis = AX
+    whens = {m: literal(c, Integer) for m, c in counts.items()}
+    n = case(whens, value=AX.c.member, else_=literal(0)) if whens else literal(0)
     k_s = LN2 / params.half_life_sessions
     k_d = LN2 / params.half_life_days
     used = SE.c.kind == "used"
-    on = axis.c.sid.is_not(None)
+    on = axis.c.session_id.is_not(None)
+    loose = and_(used, SE.c.session_id.is_(None))
 
     def when(cond: Any, value: Any) -> Any:
         return case((cond, value))
@@ -125,11 +109,13 @@ def _scan(
             skill,
             func.count(when(used, 1)).label("n_used"),
             func.count(when(and_(used, SE.c.session_id.is_not(None)), 1)).label("n_tied"),
-            func.count(axis.c.sid).label("n_axis"),
-            func.count(when(and_(used, SE.c.session_id.is_(None)), 1)).label("n_loose"),
-            func.sum(SE.c.value * func.exp((axis.c.ord - axis.c.n) * k_s)).label("w_s"),
+            func.count(axis.c.session_id).label("n_axis"),
+            func.count(when(loose, 1)).label("n_loose"),
+            func.min(when(loose, SE.c.id)).label("loose_lo"),
+            func.max(when(loose, SE.c.id)).label("loose_hi"),
+            func.sum(SE.c.value * func.exp((axis.c.ordinal - n) * k_s)).label("w_s"),
             func.sum(when(on, SE.c.value * func.exp((SE.c.day - ref_day) * k_d))).label("w_d"),
-            func.max(axis.c.ord).label("max_ord"),
+            func.max(axis.c.ordinal).label("max_ord"),
             func.max(when(on, SE.c.day)).label("max_day"),
             func.min(when(used, SE.c.id)).label("min_used"),
             func.max(when(used, SE.c.id)).label("max_used"),
@@ -143,7 +129,7 @@ def _scan(
         .select_from(
             SE.outerjoin(
                 axis,
-                and_(axis.c.sid == SE.c.session_id, axis.c.member == SE.c.member, used),
+                and_(axis.c.session_id == SE.c.session_id, axis.c.member == SE.c.member, used),
             )
         )
         .where(
@@ -155,23 +141,38 @@ def _scan(
     return {(r.member, r.skill): r for r in conn.execute(query)}
 
 
+_ROW_COLUMNS = ("id", "value", "execution_id", "track", "day", "at")
+
+
 def _rows_by_id(conn: Connection, ids: Iterable[int]) -> dict[int, Any]:
+    """The few events the rebuild reads whole (entries, track changes, loose uses)."""
     out: dict[int, Any] = {}
+    columns = [SE.c[c] for c in _ROW_COLUMNS]
     for part in chunks(sorted(set(ids))):
-        for row in conn.execute(select(SE).where(SE.c.id.in_(part))):
+        for row in conn.execute(select(*columns).where(SE.c.id.in_(part))):
             out[int(row.id)] = row
     return out
 
 
-def _loose_uses(conn: Connection, keys: list[Key]) -> dict[Key, list[Any]]:
-    """The uses tied to no session of these pairs, in log order."""
+def _loose_uses(conn: Connection, groups: dict[Key, Any], keys: list[Key]) -> dict[Key, list[Any]]:
+    """The uses tied to no session of these pairs, in log order: each pair's walk of its
+    index bounded by the ids the scan found (a few rows, however long its history)."""
     out: dict[Key, list[Any]] = defaultdict(list)
+    single = [k for k in keys if groups[k].n_loose == 1]  # the usual case: fetched by id
+    by_id = _rows_by_id(conn, [groups[k].loose_lo for k in single])
+    for key in single:
+        out[key] = [by_id[groups[key].loose_lo]]
     for member, skill in keys:
+        g = groups[(member, skill)]
+        if g.n_loose == 1:
+            continue
         rows = conn.execute(
             select(SE)
             .where(
                 SE.c.member == member,
                 SE.c.skill == skill,
+                SE.c.id >= g.loose_lo,
+                SE.c.id <= g.loose_hi,
                 SE.c.kind == "used",
                 SE.c.session_id.is_(None),
             )
@@ -187,8 +188,9 @@ def compute_states(
     now: datetime,
     members: Iterable[str] | None = None,
     stats: dict[str, int] | None = None,
-) -> tuple[dict[Key, PairState], dict[str, Axis]]:
-    """Every pair's state derived from the log, and the axes used (members: all if None).
+) -> tuple[dict[Key, PairState], dict[str, int]]:
+    """Every pair's state derived from the log, and each member's number of axis sessions
+    (members: all if None).
 
     ``stats``, when given, receives how many pairs took the aggregate ("fast") and the
     per-pair ("slow") path.
@@ -199,11 +201,13 @@ def compute_states(
         else sorted(conn.execute(select(M.c.name)).scalars())
     )
     chosen = None if members is None else names
-    axes = load_axes(conn, names)
+    counts = axis_counts(conn, names)
     natives = members_natives(conn, names)
     ref_day = math.floor(day_of(now))
     ensure_exp(conn)
-    groups = {k: g for k, g in _scan(conn, chosen, params, ref_day).items() if k[0] in axes}
+    groups = {
+        k: g for k, g in _scan(conn, chosen, counts, params, ref_day).items() if k[0] in counts
+    }
     rows = _rows_by_id(
         conn,
         [g.enter_id for g in groups.values() if g.enter_id is not None]
@@ -222,7 +226,7 @@ def compute_states(
             and (g.min_used is None or g.min_used > g.enter_id)
         )
         (fast if simple else slow).append(key)
-    loose = _loose_uses(conn, [k for k in fast if groups[k].n_loose])
+    loose = _loose_uses(conn, groups, [k for k in fast if groups[k].n_loose])
     anchors = load_anchors(
         conn,
         (),
@@ -233,6 +237,13 @@ def compute_states(
             if rows[groups[k].enter_id].execution_id
         ],
     )
+    placer = Placer(conn, anchors)
+    for key in fast:
+        enter = rows[groups[key].enter_id]
+        placer.want(key[0], None, enter.execution_id, enter.at)
+        for use in loose.get(key, []):
+            placer.want(key[0], None, use.execution_id, use.at)
+    placer.resolve()
     states: dict[Key, PairState] = {}
     for key in fast:
         g = groups[key]
@@ -244,16 +255,16 @@ def compute_states(
             g,
             rows[g.enter_id],
             loose.get(key, []),
-            track,
-            status,
-            axes[key[0]],
-            anchors,
+            (track, status, native),
+            counts[key[0]],
+            placer,
             params,
             ref_day,
-            native,
         )
     if stats is not None:
         stats["fast"], stats["slow"] = len(fast), len(slow)
+    # The few pairs with a richer history: one by one, on the whole axis of their member.
+    axes = load_axes(conn, sorted({member for member, _ in slow}))
     for key in slow:
         member, skill = key
         g = groups[key]
@@ -269,7 +280,7 @@ def compute_states(
         )
         if rebuilt is not None:
             states[key] = rebuilt
-    return states, axes
+    return states, counts
 
 
 def _track(rows: dict[int, Any], track_id: int | None) -> Track:
@@ -284,17 +295,17 @@ def _fast(
     g: Any,
     enter: Any,
     loose_uses: list[Any],
-    track: Track,
-    status: str,
-    axis: Axis,
-    anchors: Anchors,
+    facts: tuple[Track, str, bool],
+    now_pos: int,
+    placer: Placer,
     params: SkillParams,
     ref_day: float,
-    native: bool,
 ) -> PairState:
-    enter_pos = float(place(axis, anchors, None, enter.execution_id, as_utc(enter.at)))
+    track, status, native = facts
+    member = key[0]
+    enter_pos = float(placer.position(member, None, enter.execution_id, enter.at))
     if track == "session":
-        ref, h = float(axis.now), params.half_life_sessions
+        ref, h = float(now_pos), params.half_life_sessions
         total = float(g.w_s or 0.0)
         furthest = float(g.max_ord) if g.max_ord is not None else -math.inf
         own = enter_pos
@@ -307,15 +318,15 @@ def _fast(
     furthest = max(furthest, own)
     last_tau = to_datetime(g.last_tau)
     for use in loose_uses:
-        pos = float(place(axis, anchors, None, use.execution_id, as_utc(use.at)))
+        pos = float(placer.position(member, None, use.execution_id, use.at))
         a = pos if track == "session" else float(use.day)
         total += float(use.value) * math.exp2((a - ref) / h)
         furthest = max(furthest, a)
         if float(use.value) > 0:
-            t = tau(anchors, None, use.execution_id, as_utc(use.at))
+            t = tau(placer.anchors, None, use.execution_id, as_utc(use.at))
             last_tau = t if last_tau is None or t > last_tau else last_tau
     return PairState(
-        member=key[0],
+        member=member,
         skill=key[1],
         track=track,
         status=status,
@@ -335,7 +346,7 @@ def write_states(
     conn: Connection,
     members: Iterable[str],
     states: dict[Key, PairState],
-    axes: dict[str, Axis],
+    counts: dict[str, int],
     now: datetime,
 ) -> None:
     """Replace the cache rows and the axis counts of ``members`` with a rebuild's."""
@@ -346,13 +357,13 @@ def write_states(
     for part in chunks(rows, 2000):
         conn.execute(insert(MS), list(part))
     for name in names:
-        save_count(conn, name, axes[name].now if name in axes else 0)
+        save_count(conn, name, counts.get(name, 0))
 
 
 def rebuild_members(
     conn: Connection, params: SkillParams, now: datetime, members: Iterable[str] | None = None
 ) -> dict[Key, PairState]:
     """Rebuild the cache of ``members`` (all when None) from the log, in this transaction."""
-    states, axes = compute_states(conn, params, now, members)
-    write_states(conn, axes.keys(), states, axes, now)
+    states, counts = compute_states(conn, params, now, members)
+    write_states(conn, counts.keys(), states, counts, now)
     return states

@@ -23,6 +23,7 @@ from viva_store.clock import as_utc
 from viva_store.errors import NotFound
 from viva_store.services.registry import reader
 from viva_store.services.skill_axis import cached_count, load_axes
+from viva_store.services.skill_axis_table import refresh_axes, stale_axes
 from viva_store.services.skill_forget import Settled, created_at, settle
 from viva_store.services.skill_membership import (
     add_skill,
@@ -212,7 +213,12 @@ def rebuild_skills(ctx: Context, member: str | None = None) -> int:
     params = _params(ctx)
     now = ctx.store.now()
     members = None if member is None else [member]
-    return len(ctx.store.write(lambda c: rebuild_members(c, params, now, members)))
+
+    def work(conn: Connection) -> int:
+        refresh_axes(conn, members)  # the axis rows too: a rebuild trusts nothing derived
+        return len(rebuild_members(conn, params, now, members))
+
+    return ctx.store.write(work)
 
 
 def check_cache(ctx: Context, member: str | None = None) -> list[str]:
@@ -223,16 +229,19 @@ def check_cache(ctx: Context, member: str | None = None) -> list[str]:
     members = None if member is None else [member]
 
     def work(conn: Connection) -> list[str]:
-        rebuilt, axes = compute_states(conn, params, now, members)
+        rebuilt, counts = compute_states(conn, params, now, members)
         cached = read_cache(conn, members)
         problems = [
             f"{k[0]}/{k[1]}: cache {cached.get(k)} ≠ rebuild {rebuilt.get(k)}"
             for k in sorted(set(rebuilt) | set(cached))
             if k not in cached or k not in rebuilt or not same_state(cached[k], rebuilt[k])
         ]
-        for name, axis in axes.items():
-            if cached_count(conn, name) not in (None, axis.now):
-                problems.append(f"{name}: cached session count ≠ {axis.now}")
+        for name, n in counts.items():
+            if cached_count(conn, name) not in (None, n):
+                problems.append(f"{name}: cached session count ≠ {n}")
+        names = sorted(counts)
+        for name in stale_axes(conn, names, load_axes(conn, names)):
+            problems.append(f"{name}: the stored session axis differs from attribution")
         return problems
 
     return ctx.store.read(work)

@@ -1,0 +1,48 @@
+"""Skills: each member's session axis kept as rows (``skill_axis``).
+
+A rebuild of the weights needs the ordinal of every session on a member's axis.
+Computed on the fly it is a window over all attributed sessions, which
+PostgreSQL runs single-threaded and which kept the rebuild's join with the
+skill event log out of a parallel plan. The table holds the ordinals; it is
+refreshed wherever attribution changes (the weights are rebuilt right after,
+from it). Filled here from the current attribution.
+
+Revision ID: 0010
+Revises: 0009
+Create Date: 2026-11-30
+"""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+from alembic import op
+
+revision = "0010"
+down_revision = "0009"
+branch_labels = None
+depends_on = None
+
+
+def upgrade() -> None:
+    op.create_table(
+        "skill_axis",
+        sa.Column("member", sa.String(), primary_key=True),
+        sa.Column("session_id", sa.String(), primary_key=True),
+        sa.Column("started_at", sa.DateTime(timezone=True), nullable=False),
+        sa.Column("ordinal", sa.Integer(), nullable=False),
+    )
+    # Counts and probes by start time (a position at an instant, later sessions).
+    op.create_index("ix_skill_axis_start", "skill_axis", ["member", "started_at", "session_id"])
+    op.execute(
+        "INSERT INTO skill_axis (member, session_id, started_at, ordinal) "
+        "SELECT attribution.member, session.id, session.started_at, row_number() OVER "
+        "(PARTITION BY attribution.member ORDER BY session.started_at, session.id) "
+        "FROM attribution JOIN session ON session.id = attribution.session_id "
+        "WHERE attribution.status = 'attributed' AND session.started_at IS NOT NULL "
+        "AND (session.relation IS NULL OR session.relation != 'subagent')"
+    )
+
+
+def downgrade() -> None:
+    op.drop_index("ix_skill_axis_start", "skill_axis")
+    op.drop_table("skill_axis")

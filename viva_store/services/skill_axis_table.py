@@ -1,0 +1,160 @@
+"""The members' session axes kept as rows: ``skill_axis`` (member, session, start, ordinal).
+
+The axis (see :mod:`viva_store.services.skill_axis`) is derived from ``attribution`` and
+``session``. A rebuild needs every axis session's ordinal; computing them on the fly is a
+window over all of the members' sessions, which PostgreSQL runs single-threaded and which
+kept the rebuild's join with the log from running in parallel. The table holds them
+instead: the rebuild joins a plain table (a parallel hash join on PostgreSQL), and places
+other events by one index probe each.
+
+The rows are refreshed, in the same transaction, wherever the axis can change — an
+attribution change (:func:`viva_store.services.skill_derive.after_attribution`, which
+rebuilds those members' weights right after) and the owner's on-demand rebuild — so they
+are exactly as fresh as the weight cache built from them; ``viva skill check``
+(:func:`viva_store.services.skillset.check_cache`) compares them with the live axis.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Connection, Select, delete, func, insert, select
+
+from viva_store.clock import as_utc
+from viva_store.db.tables import SkillAxis
+from viva_store.services.skill_axis import Anchors, Axis, on_axis, tau
+from viva_store.services.skill_sql import A, S, chunks
+
+AX = SkillAxis.__table__  # type: ignore[attr-defined]
+_COLUMNS = ("member", "session_id", "started_at", "ordinal")
+_PROBES = 32
+"""Up to this many instants of one member are placed by an index probe each; more load
+the member's start times once."""
+
+
+def live_rows(members: Sequence[str] | None) -> Select[Any]:
+    """The axis rows as derived from attribution and sessions (members: all if None)."""
+    query = (
+        select(
+            A.c.member,
+            S.c.id,
+            S.c.started_at,
+            func.row_number()
+            .over(partition_by=A.c.member, order_by=(S.c.started_at, S.c.id))
+            .label("ordinal"),
+        )
+        .join_from(A, S, S.c.id == A.c.session_id)
+        .where(*on_axis())
+    )
+    return query if members is None else query.where(A.c.member.in_(members))
+
+
+def refresh_axes(conn: Connection, members: Iterable[str] | None = None) -> None:
+    """Replace the ``skill_axis`` rows of ``members`` (all when None) with the live axis."""
+    if members is None:
+        conn.execute(delete(AX))
+        conn.execute(insert(AX).from_select(_COLUMNS, live_rows(None)))
+        return
+    for part in chunks(sorted(set(members))):
+        conn.execute(delete(AX).where(AX.c.member.in_(part)))
+        conn.execute(insert(AX).from_select(_COLUMNS, live_rows(part)))
+
+
+def axis_counts(conn: Connection, members: Sequence[str]) -> dict[str, int]:
+    """The number of sessions on each member's axis (0 for a member without any)."""
+    out = dict.fromkeys(members, 0)
+    rows = conn.execute(
+        select(AX.c.member, func.count()).where(AX.c.member.in_(members)).group_by(AX.c.member)
+    )
+    for member, n in rows:
+        out[member] = int(n)
+    return out
+
+
+def stale_axes(conn: Connection, members: Sequence[str], axes: dict[str, Axis]) -> list[str]:
+    """The members whose ``skill_axis`` rows differ from their live axes (``axes``)."""
+    stored: dict[str, dict[str, int]] = defaultdict(dict)
+    for member, sid, ordinal in conn.execute(
+        select(AX.c.member, AX.c.session_id, AX.c.ordinal).where(AX.c.member.in_(members))
+    ):
+        stored[member][sid] = int(ordinal)
+    return [m for m in members if stored.get(m, {}) != (axes[m].ordinal if m in axes else {})]
+
+
+class Placer:
+    """Positions of events on members' axes, read from ``skill_axis`` (the rules of
+    :func:`viva_store.services.skill_axis.place`): register with :meth:`want`, then
+    :meth:`resolve` once, then :meth:`position`."""
+
+    def __init__(self, conn: Connection, anchors: Anchors) -> None:
+        self.conn = conn
+        self.anchors = anchors
+        self._sids: dict[str, set[str]] = defaultdict(set)
+        self._instants: dict[str, set[datetime]] = defaultdict(set)
+        self._ordinal: dict[tuple[str, str], int] = {}
+        self._count: dict[tuple[str, datetime], int] = {}
+
+    def _session(self, session_id: str | None, execution_id: str | None) -> str | None:
+        if session_id is None and execution_id is not None:
+            return self.anchors.exec_session.get(execution_id)
+        return session_id
+
+    def want(
+        self, member: str, session_id: str | None, execution_id: str | None, at: datetime
+    ) -> None:
+        sid = self._session(session_id, execution_id)
+        if sid is not None:
+            self._sids[member].add(sid)
+        self._instants[member].add(tau(self.anchors, session_id, execution_id, as_utc(at)))
+
+    def resolve(self) -> None:
+        for member, sids in self._sids.items():
+            for part in chunks(sorted(sids)):
+                rows = self.conn.execute(
+                    select(AX.c.session_id, AX.c.ordinal).where(
+                        AX.c.member == member, AX.c.session_id.in_(part)
+                    )
+                )
+                for sid, ordinal in rows:
+                    self._ordinal[(member, sid)] = int(ordinal)
+        for member, instants in self._instants.items():
+            if len(instants) <= _PROBES:
+                for t in instants:
+                    self._count[(member, t)] = self._probe(member, t)
+                continue
+            starts = [
+                as_utc(v)
+                for v in self.conn.execute(
+                    select(AX.c.started_at)
+                    .where(AX.c.member == member)
+                    .order_by(AX.c.started_at, AX.c.session_id)
+                ).scalars()
+            ]
+            for t in instants:
+                self._count[(member, t)] = bisect_right(starts, t)
+
+    def _probe(self, member: str, t: datetime) -> int:
+        # Ordinals follow (started_at, id): the count at t is the ordinal of the last
+        # session started at or before it.
+        found = self.conn.execute(
+            select(AX.c.ordinal)
+            .where(AX.c.member == member, AX.c.started_at <= t)
+            .order_by(AX.c.started_at.desc(), AX.c.session_id.desc())
+            .limit(1)
+        ).scalar()
+        return 0 if found is None else int(found)
+
+    def position(
+        self, member: str, session_id: str | None, execution_id: str | None, at: datetime
+    ) -> int:
+        sid = self._session(session_id, execution_id)
+        if sid is not None and (member, sid) in self._ordinal:
+            return self._ordinal[(member, sid)]
+        return self._count[(member, tau(self.anchors, session_id, execution_id, as_utc(at)))]
+
+
+__all__ = ["AX", "Placer", "axis_counts", "live_rows", "refresh_axes", "stale_axes"]
