@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import and_, bindparam, case, func, insert, or_, select, update
+from sqlalchemy import bindparam, case, func, insert, or_, select, update
 
 from viva_store.clock import as_utc
 from viva_store.db.raw import NeedsCore, RawTx
@@ -26,25 +26,20 @@ from viva_store.services.skill_axis import (
     position_at,
     position_of_session,
 )
-from viva_store.services.skill_forget import could_forget, may_be_due, settle
+from viva_store.services.skill_forget import may_be_due, settle
 from viva_store.services.skill_refs import ExecutionRef, SessionRef
 from viva_store.services.skill_sql import (
     META,
     MS,
     SE,
-    A,
     Prepared,
-    S,
     Tx,
     day_of,
-    db_instant,
     finite,
-    sqlite_unindexed,
-    to_datetime,
 )
 from viva_store.services.skill_state import COLUMNS, PairState
 from viva_store.skills.params import SkillParams
-from viva_store.skills.weights import WeightEvent, WeightState, fold, weight_at
+from viva_store.skills.weights import WeightEvent, fold, weight_at
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,61 +154,6 @@ _UPDATE = Prepared(
         ),
         updated_at=bindparam("updated_at", type_=MS.c.updated_at.type),
     )
-)
-# `viva skill use M S --session ID` in the DBAPI transaction: the session named exactly
-# (Viva's id or the harness's; at most two rows, one means unambiguous) with what puts it
-# on an axis, and in the same read the pair's cached state, the member's session count,
-# the instant of the pair's latest folded event (the credit check is needed only when it
-# falls inside the session's window) and how many of the member's sessions started after
-# this one (its ordinal is the count minus those).
-_LATER_S = S.alias("later")
-_LATER_A = A.alias("later_attribution")
-_AFTER_THIS = (
-    select(func.count())
-    .select_from(_LATER_S.join(_LATER_A, _LATER_A.c.session_id == _LATER_S.c.id))
-    .where(
-        sqlite_unindexed(_LATER_A.c.member) == bindparam("member"),
-        _LATER_A.c.status == "attributed",
-        _LATER_S.c.started_at.is_not(None),
-        or_(_LATER_S.c.relation.is_(None), _LATER_S.c.relation != "subagent"),
-        _LATER_S.c.started_at >= S.c.started_at,
-        or_(
-            _LATER_S.c.started_at > S.c.started_at,
-            and_(_LATER_S.c.started_at == S.c.started_at, _LATER_S.c.id > S.c.id),
-        ),
-    )
-    .scalar_subquery()
-)
-HOT_COLUMNS = (
-    "track",
-    "status",
-    "native",
-    "w_ref",
-    "a_ref",
-    "epoch_seq",
-    "last_seq",
-    "entered_pos",
-    "entered_day",
-)
-_NAMED_STATE = Prepared(
-    select(
-        S.c.id,
-        S.c.started_at,
-        S.c.relation,
-        A.c.status,
-        A.c.member,
-        *(MS.c[c] for c in HOT_COLUMNS),
-        select(META.c.value).where(META.c.key == bindparam("key")).scalar_subquery(),
-        select(SE.c.at).where(SE.c.id == MS.c.last_seq).scalar_subquery(),
-        _AFTER_THIS,
-    )
-    .select_from(
-        S.outerjoin(A, A.c.session_id == S.c.id).outerjoin(
-            MS, and_(MS.c.member == bindparam("member"), MS.c.skill == bindparam("skill"))
-        )
-    )
-    .where(or_(S.c.id == bindparam("ref"), S.c.native_id == bindparam("ref")))
-    .limit(2)
 )
 SLACK = timedelta(minutes=10)
 """Clock slack allowed between a session's start and the uses recorded for it (the
@@ -430,120 +370,4 @@ def credit(
         weight_at(folded, a_now, state.track, params),
         sid,
         xid,
-    )
-
-
-def credit_named_session(
-    tx: RawTx,
-    params: SkillParams,
-    now: datetime,
-    member: str,
-    skill: str,
-    outcome: str,
-    ref: str,
-    actor: str,
-    reason: str,
-) -> Credit:
-    """:func:`credit` for a use in the session ``ref`` names exactly, in the DBAPI
-    transaction: one read (:data:`_NAMED_STATE`), the event, the cache row — the same rules
-    as :func:`credit`, which takes over (:class:`~viva_store.db.raw.NeedsCore`, nothing
-    written) for a name that is not exact, a forget that may be due or an uncached count.
-    """
-    value = finite(params.value_for(outcome))  # type: ignore[arg-type]
-    now = as_utc(now)
-    rows = _NAMED_STATE.rows(
-        tx, {"ref": ref, "member": member, "skill": skill, "key": AXIS_KEY + member}
-    )
-    if len(rows) != 1:
-        raise NeedsCore("the session is not named exactly: resolved on the Core path")
-    (
-        sid,
-        started_raw,
-        relation,
-        status,
-        owner,
-        track,
-        state_status,
-        native,
-        w_ref,
-        a_ref,
-        epoch_seq,
-        last_seq,
-        entered_pos,
-        entered_day,
-        count,
-        last_at,
-        after,
-    ) = rows[0]
-    if status != "attributed" or owner != member or started_raw is None or relation == "subagent":
-        raise NeedsCore("the session is not on the member's axis: reported on the Core path")
-    if count is None:
-        raise NeedsCore("the member's session count is not cached yet")
-    now_pos = int(count)
-    now_day = day_of(now)
-    if track is not None and could_forget(
-        state_status,
-        bool(native),
-        track,
-        float(entered_pos),
-        float(entered_day),
-        float(w_ref),
-        float(a_ref),
-        now_pos,
-        now_day,
-        params,
-    ):
-        raise NeedsCore("a forget may be due: settled on the Core path")
-    if track is None or state_status != "active":
-        raise InvalidInput(
-            f"{skill} is not in {member}'s skill set"
-            + (" (forgotten: `viva skill reclaim` takes it back)" if track is not None else "")
-        )
-    started = to_datetime(started_raw)
-    assert started is not None
-    sid = str(sid)
-    state = WeightState(float(w_ref), float(a_ref), epoch_seq, last_seq)
-    since = min(started, now) - SLACK
-    # Every use of the pair is at or before its latest folded event: when that was logged
-    # before the session's window, no use of this session can exist.
-    if last_at is None or not last_at < db_instant(tx.dialect, since):
-        row = _CREDITED.first(
-            tx, {"member": member, "skill": skill, "since": since, "sid": sid, "xid": None}
-        )
-        if row is not None:
-            a_now = now_pos if track == "session" else now_day
-            weight = weight_at(state, a_now, track, params)
-            return Credit(member, skill, False, int(row[0]), value, weight, sid, None)
-    pos = float(now_pos - int(after or 0))
-    day = day_of(started)
-    event_id = append_event(
-        tx,
-        member=member,
-        skill=skill,
-        kind="used",
-        value=value,
-        outcome=outcome,
-        session_id=sid,
-        session_pos=pos,
-        day=day,
-        at=now,
-        actor=actor,
-        reason=reason,
-    )
-    folded = fold(state, WeightEvent(event_id, "use", value, pos, day), track, params)
-    _UPDATE.run(
-        tx,
-        {
-            "k_member": member,
-            "k_skill": skill,
-            "w_ref": finite(folded.w_ref),
-            "a_ref": finite(folded.a_ref),
-            "last_seq": folded.last_seq,
-            "used_at": started if value > 0 else None,
-            "updated_at": now,
-        },
-    )
-    a_now = now_pos if track == "session" else now_day
-    return Credit(
-        member, skill, True, event_id, value, weight_at(folded, a_now, track, params), sid, None
     )

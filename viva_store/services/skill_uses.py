@@ -34,16 +34,15 @@ from viva_store.services.skill_credit import (
     append_event,
     cache_row,
     credit,
-    credit_named_session,
     locate,
 )
 from viva_store.services.skill_derive import after_attribution, credit_execution, derive_uses
+from viva_store.services.skill_named import credit_named_session
 from viva_store.services.skill_pair import rebuild_pair
 from viva_store.services.skill_refs import (
     ExecutionRef,
     SessionRef,
     execution_of,
-    named_session,
     session_of_execution,
     session_ref,
 )
@@ -108,18 +107,9 @@ def record_use(
         # below (the execution of a grant, or the day).
         if session is None:
             return use(tx, None)
-        if tx.dialect.name == "sqlite":
-            return credit_named_session(
-                tx, params, now, member, skill, outcome, session.strip(), actor, "viva skill use"
-            )
-        # PostgreSQL plans the one read's count of later sessions, correlated with the
-        # session row, as a hash join over all of the member's sessions (3.8 ms a use at
-        # 1,000,000 events): there the session is looked up first and the count bounded
-        # by its start.
-        sess = named_session(tx, member, session.strip())
-        if sess is None:
-            raise NeedsCore("the session is not named exactly: resolved on the Core path")
-        return use(tx, sess)
+        return credit_named_session(
+            tx, params, now, member, skill, outcome, session.strip(), actor, "viva skill use"
+        )
 
     def work(conn: Connection) -> Credit:
         sess: SessionRef | None = None
