@@ -21,11 +21,11 @@ from viva_store.db.raw import NeedsCore, RawTx
 from viva_store.errors import InvalidInput
 from viva_store.services.skill_axis import (
     AXIS_KEY,
-    COUNT_AFTER_SESSION,
     axis_now,
     position_at,
     position_of_session,
 )
+from viva_store.services.skill_axis_table import AX
 from viva_store.services.skill_forget import may_be_due, settle
 from viva_store.services.skill_refs import ExecutionRef, SessionRef
 from viva_store.services.skill_sql import (
@@ -98,9 +98,12 @@ _CHECK = case(
     else_=_CREDITED_Q.scalar_subquery(),
 )
 _STATE_CHECKED = Prepared(select(*_STATE_COLUMNS, _CHECK).where(*_PAIR))
-# ... and, for a use in a session, how many sessions of the axis started after it.
+# ... and, for a use in a session, the session's ordinal on the axis (``skill_axis``).
+_ORDINAL = select(AX.c.ordinal).where(
+    AX.c.member == bindparam("member"), AX.c.session_id == bindparam("sid")
+)
 _STATE_IN_SESSION = Prepared(
-    select(*_STATE_COLUMNS, _CHECK, COUNT_AFTER_SESSION.scalar_subquery()).where(*_PAIR)
+    select(*_STATE_COLUMNS, _CHECK, _ORDINAL.scalar_subquery()).where(*_PAIR)
 )
 _CREDITED_DAY = Prepared(
     select(SE.c.id)
@@ -284,7 +287,7 @@ def credit(
     value = finite(params.value_for(outcome))  # type: ignore[arg-type]
     keys: dict[str, Any] = {"member": member, "skill": skill, "key": AXIS_KEY + member}
     found: int | None = None
-    after = 0
+    ordinal: int | None = None
     if session is None and execution is None:
         row = _STATE.first(conn, keys)
     else:
@@ -294,10 +297,9 @@ def credit(
         if session is None:
             row = _STATE_CHECKED.first(conn, keys)
         else:
-            keys["t"] = session.started_at
             row = _STATE_IN_SESSION.first(conn, keys)
             if row is not None:
-                after, row = int(row[-1] or 0), row[:-1]
+                ordinal, row = (None if row[-1] is None else int(row[-1])), row[:-1]
         if row is not None:
             found, row = (None if row[-1] is None else int(row[-1])), row[:-1]
     state = None if row is None else PairState.from_row(row[:-1])
@@ -322,7 +324,12 @@ def credit(
         weight = state.weight(now_pos, day_of(now), params)
         return Credit(member, skill, False, found, value, weight, sid, xid)
     if session is not None:
-        pos, tau = now_pos - after, session.started_at
+        tau = session.started_at
+        pos = (
+            ordinal
+            if ordinal is not None
+            else position_of_session(conn, member, now_pos, session.id, session.started_at)
+        )
     else:
         pos, tau = locate(conn, member, now_pos, None, execution, now)
     day = day_of(tau)
