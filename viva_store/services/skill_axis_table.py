@@ -31,9 +31,9 @@ from viva_store.services.skill_sql import A, S, chunks
 
 AX = SkillAxis.__table__  # type: ignore[attr-defined]
 _COLUMNS = ("member", "session_id", "started_at", "ordinal")
-_PROBES = 32
-"""Up to this many instants of one member are placed by an index probe each; more load
-the member's start times once."""
+_PROBES = 400
+"""Up to this many instants of one member are placed by an index probe each (a hundred
+probes a statement); more load the member's start times once."""
 
 
 def live_rows(members: Sequence[str] | None) -> Select[Any]:
@@ -65,13 +65,13 @@ def refresh_axes(conn: Connection, members: Iterable[str] | None = None) -> None
 
 
 def axis_counts(conn: Connection, members: Sequence[str]) -> dict[str, int]:
-    """The number of sessions on each member's axis (0 for a member without any)."""
-    out = dict.fromkeys(members, 0)
-    rows = conn.execute(
-        select(AX.c.member, func.count()).where(AX.c.member.in_(members)).group_by(AX.c.member)
-    )
-    for member, n in rows:
-        out[member] = int(n)
+    """The number of sessions on each member's axis (0 for a member without any): the
+    ordinal of its latest session, one probe of the start index per member."""
+    out: dict[str, int] = {}
+    for part in chunks(list(members), 100):
+        found = conn.execute(select(*(_probe(m, None) for m in part))).one()
+        for member, n in zip(part, found, strict=True):
+            out[member] = 0 if n is None else int(n)
     return out
 
 
@@ -83,6 +83,16 @@ def stale_axes(conn: Connection, members: Sequence[str], axes: dict[str, Axis]) 
     ):
         stored[member][sid] = int(ordinal)
     return [m for m in members if stored.get(m, {}) != (axes[m].ordinal if m in axes else {})]
+
+
+def _probe(member: str, t: datetime | None) -> Any:
+    # Ordinals follow (started_at, id): the count at t (None: ever) is the ordinal of the
+    # last session started at or before it (one probe of the start index).
+    query = select(AX.c.ordinal).where(AX.c.member == member)
+    if t is not None:
+        query = query.where(AX.c.started_at <= t)
+    order = (AX.c.member.desc(), AX.c.started_at.desc(), AX.c.session_id.desc())
+    return query.order_by(*order).limit(1).scalar_subquery()
 
 
 class Placer:
@@ -122,9 +132,12 @@ class Placer:
                 for sid, ordinal in rows:
                     self._ordinal[(member, sid)] = int(ordinal)
         for member, instants in self._instants.items():
-            if len(instants) <= _PROBES:
-                for t in instants:
-                    self._count[(member, t)] = self._probe(member, t)
+            wanted = sorted(instants)
+            if len(wanted) <= _PROBES:
+                for part in chunks(wanted, 100):
+                    found = self.conn.execute(select(*(_probe(member, t) for t in part))).one()
+                    for t, n in zip(part, found, strict=True):
+                        self._count[(member, t)] = 0 if n is None else int(n)
                 continue
             starts = [
                 as_utc(v)
@@ -134,19 +147,8 @@ class Placer:
                     .order_by(AX.c.started_at, AX.c.session_id)
                 ).scalars()
             ]
-            for t in instants:
+            for t in wanted:
                 self._count[(member, t)] = bisect_right(starts, t)
-
-    def _probe(self, member: str, t: datetime) -> int:
-        # Ordinals follow (started_at, id): the count at t is the ordinal of the last
-        # session started at or before it.
-        found = self.conn.execute(
-            select(AX.c.ordinal)
-            .where(AX.c.member == member, AX.c.started_at <= t)
-            .order_by(AX.c.started_at.desc(), AX.c.session_id.desc())
-            .limit(1)
-        ).scalar()
-        return 0 if found is None else int(found)
 
     def position(
         self, member: str, session_id: str | None, execution_id: str | None, at: datetime

@@ -33,6 +33,12 @@ def upgrade() -> None:
     )
     # Counts and probes by start time (a position at an instant, later sessions).
     op.create_index("ix_skill_axis_start", "skill_axis", ["member", "started_at", "session_id"])
+    if op.get_bind().dialect.name == "postgresql":
+        # The table is small next to the log (100,000 sessions are a few MB, under
+        # min_parallel_table_scan_size): without this PostgreSQL never scans it in
+        # parallel, so each worker of the rebuild's join builds the whole hash table
+        # instead of sharing one (Parallel Hash).
+        op.execute("ALTER TABLE skill_axis SET (parallel_workers = 4)")
     op.execute(
         "INSERT INTO skill_axis (member, session_id, started_at, ordinal) "
         "SELECT attribution.member, session.id, session.started_at, row_number() OVER "
