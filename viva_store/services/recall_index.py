@@ -45,7 +45,7 @@ RM = RecallMark.__table__  # type: ignore[attr-defined]
 ST = RecallState.__table__  # type: ignore[attr-defined]
 PV = PrincipleVersion.__table__  # type: ignore[attr-defined]
 
-CHUNK = 200_000
+CHUNK = 500_000
 IN_BATCH = 500
 WATERMARK = "messages"
 PRINCIPLES = "principle_versions"
