@@ -252,3 +252,40 @@ def test_newest_first_by_windows_or_walks_is_sorting_every_match(
     assert [recall(ctx, query, order="newest", limit=n).hits for n in (1, 5, 50)] == walked
     assert recall(as_member(ctx, "deven"), query, order="newest").hits == deven
     assert len(walked[2]) > 5
+
+
+def test_a_rare_query_is_read_once_rather_than_window_by_window(
+    ctx: Context, varied: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """PostgreSQL: each time window reads every word's index entries again, so a query
+    the planner expects few matches for is answered by reading its matches once."""
+    from sqlalchemy import event
+
+    from viva_store.db import fts
+    from viva_store.services import recall as service
+    from viva_store.services import recall_walk
+
+    monkeypatch.setattr(recall_walk, "WINDOW_MESSAGES", 2)  # windows, were they used
+    seen: list[str] = []
+
+    def record(*args: Any) -> None:
+        seen.append(args[2])
+
+    event.listen(ctx.store.engine, "before_cursor_execute", record)
+    try:
+        hits = recall(ctx, "cobalt dune", order="newest", limit=5).hits
+    finally:
+        event.remove(ctx.store.engine, "before_cursor_execute", record)
+    windowed = [s for s in seen if "message.at >=" in s]
+    monkeypatch.setattr(service, "WINDOWS", False)
+    assert recall(ctx, "cobalt dune", order="newest", limit=5).hits == hits
+    assert hits
+    dialect = ctx.store.engine.dialect.name
+    match = fts.MessageMatch(dialect, 0, False)
+    params = fts.match_params(dialect, ("cobalt", "dune"), False)
+    estimate = ctx.store.read(lambda c: fts.estimated_matches(c, match, params))
+    if dialect == "sqlite":
+        assert estimate is None  # its time-keyed walk reads the newest matches directly
+        return
+    assert estimate is not None and 0 < estimate <= recall_walk.FEW_MATCHES
+    assert windowed == []

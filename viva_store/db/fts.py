@@ -50,6 +50,7 @@ from sqlalchemy import (
     DateTime,
     Float,
     Integer,
+    Select,
     String,
     bindparam,
     cast,
@@ -383,6 +384,23 @@ def rank_ceiling(conn: Connection, tokens: tuple[str, ...], any_token: bool) -> 
         select(func.numnode(func.plainto_tsquery(literal_column(PG_CONFIG), " ".join(tokens))))
     ).scalar()
     return PG_RANK_MAX if nodes == 1 else 1.0
+
+
+def estimated_matches(
+    conn: Connection, match: MessageMatch, params: dict[str, Any]
+) -> float | None:
+    """PostgreSQL: the planner's estimate of how many messages match, from the statistics
+    ANALYZE keeps on the indexed expression (None elsewhere). It costs a plan, not a scan:
+    a rare query is then answered by one read of its matches instead of a time window
+    first, which would read every word's index entries once more."""
+    if conn.dialect.name != "postgresql":
+        return None
+    query: Select[Any] = select(literal_column("1")).select_from(match.source)
+    compiled = query.where(match.condition).compile(dialect=conn.dialect)
+    plan: Any = conn.exec_driver_sql(
+        f"EXPLAIN (FORMAT JSON) {compiled}", compiled.construct_params(params)
+    ).scalar()
+    return float(plan[0]["Plan"]["Plan Rows"])
 
 
 def age_days(dialect: str, at: ColumnElement[Any]) -> ColumnElement[float]:

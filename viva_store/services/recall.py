@@ -97,7 +97,8 @@ def _candidates(
             ceiling = Ceiling(plan.params, k, top_rank, boost, params["now_t"])
         statements = (sql.windowed, sql.messages)
         scoped = plan.target is not None
-        found = windows(conn, statements, params, limit, first, ceiling, stamp, scoped)
+        estimate = fts.estimated_matches(conn, sql.match, params)
+        found = windows(conn, statements, params, limit, first, ceiling, stamp, scoped, estimate)
     elif sql.bounded is not None and BOUNDED:
         k = plan.params.k_for(plan.dialect)
         n = max(limit * BOUNDED_PER_HIT, BOUNDED_MIN)

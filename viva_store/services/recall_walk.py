@@ -147,9 +147,12 @@ def windows(
     ceiling: Ceiling | None = None,
     stamp: Hashable | None = None,
     scoped: bool = False,
+    estimate: float | None = None,
 ) -> list[Candidate]:
     """PostgreSQL: the newest window of time first, eight times wider each time it is not
-    enough, then everything (untimed messages included).
+    enough, then everything (untimed messages included) — or everything at once when the
+    engine ``estimate``s few matches in all (each window reads every word's index entries
+    again, which costs a rare query more than sorting its few matches).
 
     The first window spans about ``WINDOW_MESSAGES`` messages' worth of the stored
     history; all of a window's matches are read and ordered. Newest first, a window
@@ -173,7 +176,8 @@ def windows(
 
         return best_per_session(rows, limit, first, "message")
 
-    if newest is not None and oldest is not None and total:
+    few = estimate is not None and estimate <= FEW_MATCHES
+    if newest is not None and oldest is not None and total and not few:
         span = newest - oldest
         width = span * min(1.0, WINDOW_MESSAGES / total)
         while newest - width > oldest:
