@@ -89,6 +89,27 @@ def test_rebuild_reproduces_the_incremental_state(ctx: Context, history: dict[st
     assert searches(ctx) == before_hits
 
 
+def test_the_message_index_keeps_its_bulk_write_buffer(
+    ctx: Context, history: dict[str, str]
+) -> None:
+    """SQLite: FTS5's write buffer is set by the first build and again after a rebuild,
+    which creates the index anew (a bulk build with the 1 MB default merges far more)."""
+    if ctx.store.engine.dialect.name != "sqlite":
+        pytest.skip("FTS5's setting (PostgreSQL's GIN index is kept by the server)")
+    from viva_store.db.fts_keys import WRITE_BUFFER
+
+    def held() -> Any:
+        sql = "SELECT v FROM recall_message_fts_config WHERE k = 'hashsize'"
+        return ctx.store.read(lambda c: c.exec_driver_sql(sql).scalar())
+
+    recall(ctx, "cache")
+    assert held() == WRITE_BUFFER
+    recall_index.reset(ctx)
+    assert held() is None
+    recall_index.refresh(ctx)
+    assert held() == WRITE_BUFFER
+
+
 def test_a_principle_citing_a_session_raises_its_importance(
     ctx: Context, history: dict[str, str]
 ) -> None:

@@ -16,7 +16,7 @@ message index is *contentless* (``content=''``) with its own rowid, the
     the exact time in microseconds (recency, exact order).
 
 Walking keys downwards therefore yields messages in time order except for
-the few moved up by a collision; :func:`trusted` says which of a walked
+the few moved up by a collision; :func:`trusted_bound` says which of a walked
 prefix are certainly in order. The map also makes ranking cheaper: scoring
 a match reads a narrow ``recall_message`` row instead of the message row.
 """
