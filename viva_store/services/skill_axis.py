@@ -248,6 +248,15 @@ def save_count(conn: Connection, member: str, n: int) -> None:
     conn.execute(insert(META).values(key=key, value=str(n)))
 
 
+def save_counts(conn: Connection, counts: dict[str, int]) -> None:
+    """Cache the number of sessions on the axes of several members (two statements a
+    chunk, not two a member)."""
+    for part in chunks(sorted(counts)):
+        keys = [AXIS_KEY + name for name in part]
+        conn.execute(delete(META).where(META.c.key.in_(keys)))
+        conn.execute(insert(META), [{"key": AXIS_KEY + n, "value": str(counts[n])} for n in part])
+
+
 def cached_count(conn: Tx, member: str) -> int | None:
     """The cached number of sessions on ``member``'s axis (None: not cached yet)."""
     row = _GET_COUNT.first(conn, {"key": AXIS_KEY + member})
@@ -321,6 +330,7 @@ __all__ = [
     "position_at",
     "position_of_session",
     "save_count",
+    "save_counts",
     "starts_after",
     "tau",
     "to_datetime",

@@ -131,13 +131,11 @@ class Placer:
                 )
                 for sid, ordinal in rows:
                     self._ordinal[(member, sid)] = int(ordinal)
+        probes: list[tuple[str, datetime]] = []
         for member, instants in self._instants.items():
             wanted = sorted(instants)
             if len(wanted) <= _PROBES:
-                for part in chunks(wanted, 100):
-                    found = self.conn.execute(select(*(_probe(member, t) for t in part))).one()
-                    for t, n in zip(part, found, strict=True):
-                        self._count[(member, t)] = 0 if n is None else int(n)
+                probes += [(member, t) for t in wanted]
                 continue
             starts = [
                 as_utc(v)
@@ -149,6 +147,10 @@ class Placer:
             ]
             for t in wanted:
                 self._count[(member, t)] = bisect_right(starts, t)
+        for part in chunks(probes, 100):  # a hundred probes a statement, members mixed
+            found = self.conn.execute(select(*(_probe(m, t) for m, t in part))).one()
+            for key, n in zip(part, found, strict=True):
+                self._count[key] = 0 if n is None else int(n)
 
     def position(
         self, member: str, session_id: str | None, execution_id: str | None, at: datetime

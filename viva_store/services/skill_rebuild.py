@@ -25,44 +25,23 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, Integer, and_, case, delete, func, insert, literal, select
+from sqlalchemy import Connection, delete, insert, select
 
 from viva_store.clock import as_utc
-from viva_store.services.skill_axis import load_anchors, load_axes, save_count, tau
-from viva_store.services.skill_axis_table import AX, Placer, axis_counts
+from viva_store.services.skill_axis import load_anchors, load_axes, save_counts, tau
+from viva_store.services.skill_axis_table import Placer, axis_counts
 from viva_store.services.skill_pair import load_pair_events, members_natives
+from viva_store.services.skill_scan import Group, Key, scan
 from viva_store.services.skill_sql import (
-    ENTER_KINDS,
-    KINDS,
     MS,
     SE,
-    WEIGHT_KINDS,
     M,
     chunks,
     day_of,
-    sqlite_unindexed,
     to_datetime,
 )
 from viva_store.services.skill_state import PairState, state_from_events
 from viva_store.skills.params import SkillParams, Track
-
-LN2 = math.log(2.0)
-_SCANNED = (*WEIGHT_KINDS, "track_changed", "forgotten")
-# The scan reads the kinds above; it says so by the kinds it skips, the common ones (reads
-# and projections are most of the log): one comparison for most rows instead of seven
-# (a tenth of PostgreSQL's scan). A row of any other kind would add nothing: every
-# aggregate picks its kinds.
-_SKIPPED = ("projected", "read", "would_forget")  # the most common first
-assert set(_SKIPPED) | set(_SCANNED) == set(KINDS) and not set(_SKIPPED) & set(_SCANNED)
-CONTROL_KINDS = (*ENTER_KINDS, "revalued", "track_changed", "forgotten")
-Key = tuple[str, str]
-
-
-def _member_filter(column: Any, members: list[str] | None) -> list[Any]:
-    # Unindexed for SQLite: a rebuild reads a large share of a member's events, which a
-    # scan delivers faster than SQLite's walk of the (member, skill, id) index with one
-    # table lookup per row.
-    return [] if members is None else [sqlite_unindexed(column).in_(members)]
 
 
 def ensure_exp(conn: Connection) -> None:
@@ -78,75 +57,6 @@ def ensure_exp(conn: Connection) -> None:
         raw.create_function("exp", 1, math.exp, deterministic=True)  # type: ignore[union-attr]
 
 
-def _scan(
-    conn: Connection,
-    members: list[str] | None,
-    counts: dict[str, int],
-    params: SkillParams,
-    ref_day: float,
-) -> dict[Key, Any]:
-    """One pass over the weight events (and tracks, forgets), grouped per pair.
-
-    Uses in a session on the member's axis are summed in the closed form at the reference
-    points — the member's session count (``w_s``) and ``ref_day`` (``w_d``) — through a
-    join with the axis table (``skill_axis``); everything else is counted
-    and located (latest entry, latest track change) for the few lookups that follow.
-    """
-    # The axis is the maintained table (a plain join, parallel on PostgreSQL); "now" on
-    # each member's session track is its row count, passed in as a value per member.
-    axis = AX
-    whens = {m: literal(c, Integer) for m, c in counts.items()}
-    n = case(whens, value=AX.c.member, else_=literal(0)) if whens else literal(0)
-    k_s = LN2 / params.half_life_sessions
-    k_d = LN2 / params.half_life_days
-    used = SE.c.kind == "used"
-    on = axis.c.session_id.is_not(None)
-    loose = and_(used, SE.c.session_id.is_(None))
-
-    # Aggregates pick their rows with FILTER (PostgreSQL and SQLite ≥ 3.30): a row left out
-    # costs no call of the aggregate, where CASE ... END would pass it a NULL.
-    enter = SE.c.kind.in_(ENTER_KINDS)
-
-    # Grouping by expressions keeps SQLite from walking (member, skill, id) and fetching
-    # every event by rowid, several times slower than a scan and a sort; PostgreSQL
-    # groups the columns themselves (a concatenation per row cost it a quarter).
-    member = sqlite_unindexed(SE.c.member).label("member")
-    skill = sqlite_unindexed(SE.c.skill).label("skill")
-    query = (
-        select(
-            member,
-            skill,
-            func.count().filter(used).label("n_used"),
-            func.count(axis.c.session_id).label("n_axis"),
-            func.count().filter(loose).label("n_loose"),
-            func.min(SE.c.id).filter(loose).label("loose_lo"),
-            func.sum(SE.c.value * func.exp((axis.c.ordinal - n) * k_s)).label("w_s"),
-            func.sum(SE.c.value * func.exp((SE.c.day - ref_day) * k_d)).filter(on).label("w_d"),
-            func.max(axis.c.ordinal).label("max_ord"),
-            func.max(SE.c.day).filter(on).label("max_day"),
-            func.min(SE.c.id).filter(used).label("min_used"),
-            func.max(SE.c.id).filter(used).label("max_used"),
-            func.max(axis.c.started_at).filter(on, SE.c.value > 0).label("last_tau"),
-            func.max(SE.c.id).filter(enter).label("enter_id"),
-            func.max(SE.c.id).filter(SE.c.kind == "forgotten").label("forgot_id"),
-            func.max(SE.c.id).filter(SE.c.kind == "track_changed").label("track_id"),
-            func.count().filter(SE.c.kind == "revalued").label("n_revalued"),
-        )
-        .select_from(
-            SE.outerjoin(
-                axis,
-                and_(axis.c.session_id == SE.c.session_id, axis.c.member == SE.c.member, used),
-            )
-        )
-        .where(
-            SE.c.kind.not_in(_SKIPPED),
-            *_member_filter(SE.c.member, members),
-        )
-        .group_by(member, skill)
-    )
-    return {(r.member, r.skill): r for r in conn.execute(query)}
-
-
 _ROW_COLUMNS = ("id", "value", "execution_id", "track", "day", "at")
 
 
@@ -160,17 +70,20 @@ def _rows_by_id(conn: Connection, ids: Iterable[int]) -> dict[int, Any]:
     return out
 
 
-def _loose_uses(conn: Connection, groups: dict[Key, Any], keys: list[Key]) -> dict[Key, list[Any]]:
+def _loose_uses(
+    conn: Connection, groups: dict[Key, Group], keys: list[Key]
+) -> dict[Key, list[Any]]:
     """The uses tied to no session of these pairs, in log order: a single one by its id,
     several by a walk of the pair's index from the first one's id."""
     out: dict[Key, list[Any]] = defaultdict(list)
-    single = [k for k in keys if groups[k].n_loose == 1]  # the usual case: fetched by id
-    by_id = _rows_by_id(conn, [groups[k].loose_lo for k in single])
-    for key in single:
-        out[key] = [by_id[groups[key].loose_lo]]
+    first = {k: groups[k].loose_lo for k in keys}
+    single = {k: i for k, i in first.items() if i is not None and groups[k].n_loose == 1}
+    by_id = _rows_by_id(conn, single.values())  # the usual case: one, fetched by its id
+    for key, i in single.items():
+        out[key] = [by_id[i]]
     for member, skill in keys:
         g = groups[(member, skill)]
-        if g.n_loose == 1:
+        if (member, skill) in single or g.loose_lo is None:
             continue
         rows = conn.execute(
             select(SE)
@@ -210,25 +123,21 @@ def compute_states(
     natives = members_natives(conn, names)
     ref_day = math.floor(day_of(now))
     ensure_exp(conn)
-    groups = {
-        k: g for k, g in _scan(conn, chosen, counts, params, ref_day).items() if k[0] in counts
-    }
-    rows = _rows_by_id(
-        conn,
-        [g.enter_id for g in groups.values() if g.enter_id is not None]
-        + [g.track_id for g in groups.values() if g.track_id is not None],
-    )
+    scanned, rows = scan(conn, chosen, counts, params, ref_day)
+    groups = {k: g for k, g in scanned.items() if k[0] in counts}
     fast: list[Key] = []
     slow: list[Key] = []
+    entered: dict[Key, Any] = {}  # the latest entry of each pair in the set, once
     for key, g in groups.items():
         if g.enter_id is None:
             continue  # never in the set (reads, projections only)
+        entered[key] = rows[g.enter_id]
         # Earlier stays (entries before the latest one) do not count; the aggregate is
         # right as long as every use came after the latest entry.
         simple = (
             g.n_revalued == 0
             and g.n_used - g.n_loose == g.n_axis  # every use in a session is on the axis
-            and (g.min_used is None or g.min_used > g.enter_id)
+            and (g.min_used is None or g.min_used > int(entered[key].id))
         )
         (fast if simple else slow).append(key)
     loose = _loose_uses(conn, groups, [k for k in fast if groups[k].n_loose])
@@ -236,15 +145,11 @@ def compute_states(
         conn,
         (),
         [r.execution_id for rs in loose.values() for r in rs if r.execution_id]
-        + [
-            rows[groups[k].enter_id].execution_id
-            for k in fast
-            if rows[groups[k].enter_id].execution_id
-        ],
+        + [entered[k].execution_id for k in fast if entered[k].execution_id],
     )
     placer = Placer(conn, anchors)
     for key in fast:
-        enter = rows[groups[key].enter_id]
+        enter = entered[key]
         placer.want(key[0], None, enter.execution_id, enter.at)
         for use in loose.get(key, []):
             placer.want(key[0], None, use.execution_id, use.at)
@@ -253,12 +158,12 @@ def compute_states(
     for key in fast:
         g = groups[key]
         track = _track(rows, g.track_id)
-        status = "forgotten" if (g.forgot_id or 0) > g.enter_id else "active"
+        status = _status(g, entered[key])
         native = key[1] in natives.get(key[0], set())
         states[key] = _fast(
             key,
             g,
-            rows[g.enter_id],
+            entered[key],
             loose.get(key, []),
             (track, status, native),
             counts[key[0]],
@@ -279,13 +184,18 @@ def compute_states(
             skill,
             events,
             _track(rows, g.track_id),
-            "forgotten" if (g.forgot_id or 0) > g.enter_id else "active",
+            _status(g, entered[key]),
             skill in natives.get(member, set()),
             params,
         )
         if rebuilt is not None:
             states[key] = rebuilt
     return states, counts
+
+
+def _status(g: Group, enter: Any) -> str:
+    """Forgotten when forgotten after the latest entry."""
+    return "forgotten" if (g.forgot_id or 0) > int(enter.id) else "active"
 
 
 def _track(rows: dict[int, Any], track_id: int | None) -> Track:
@@ -297,7 +207,7 @@ def _track(rows: dict[int, Any], track_id: int | None) -> Track:
 
 def _fast(
     key: Key,
-    g: Any,
+    g: Group,
     enter: Any,
     loose_uses: list[Any],
     facts: tuple[Track, str, bool],
@@ -374,8 +284,7 @@ def write_states(
         conn.execute(delete(MS).where(MS.c.member.in_(part)))
     rows = [{**s.values(), "updated_at": now} for k, s in states.items() if k[0] in set(names)]
     _insert_cache(conn, rows)
-    for name in names:
-        save_count(conn, name, counts.get(name, 0))
+    save_counts(conn, {name: counts.get(name, 0) for name in names})
 
 
 def rebuild_members(

@@ -1,4 +1,5 @@
-"""Skills: each member's session axis kept as rows (``skill_axis``).
+"""Skills: each member's session axis kept as rows (``skill_axis``); an index of the
+control events.
 
 A rebuild of the weights needs the ordinal of every session on a member's axis.
 Computed on the fly it is a window over all attributed sessions, which
@@ -23,6 +24,11 @@ branch_labels = None
 depends_on = None
 
 
+_CONTROL = sa.text(
+    "kind IN ('added', 'synced', 'reclaimed', 'revalued', 'track_changed', 'forgotten')"
+)
+
+
 def upgrade() -> None:
     op.create_table(
         "skill_axis",
@@ -39,6 +45,15 @@ def upgrade() -> None:
         # parallel, so each worker of the rebuild's join builds the whole hash table
         # instead of sharing one (Parallel Hash).
         op.execute("ALTER TABLE skill_axis SET (parallel_workers = 4)")
+    # The rebuild reads the control events (entries, corrections, track changes, forgets:
+    # a few per pair) apart from the uses; this index holds just them.
+    op.create_index(
+        "ix_skill_event_control",
+        "skill_event",
+        ["member", "skill", "id"],
+        postgresql_where=_CONTROL,
+        sqlite_where=_CONTROL,
+    )
     op.execute(
         "INSERT INTO skill_axis (member, session_id, started_at, ordinal) "
         "SELECT attribution.member, session.id, session.started_at, row_number() OVER "
@@ -50,5 +65,6 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
+    op.drop_index("ix_skill_event_control", "skill_event")
     op.drop_index("ix_skill_axis_start", "skill_axis")
     op.drop_table("skill_axis")
