@@ -16,6 +16,9 @@ Classifying or unclassifying a session changes the axis, so positions are recomp
 from it on every rebuild (the stored ``session_pos`` is the position when recorded). The
 number of sessions is cached per member in ``store_meta`` (key ``skill_axis:<member>``),
 refreshed by every rebuild, so that a single use does not count thousands of sessions.
+The ordinals themselves are kept as rows, refreshed with every attribution change
+(:mod:`viva_store.services.skill_axis_table`): the rebuild and a use read them there;
+this module derives the axis live (the reference, and the per-pair path).
 """
 
 from __future__ import annotations
