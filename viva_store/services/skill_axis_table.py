@@ -10,8 +10,9 @@ other events by one index probe each.
 The rows are refreshed, in the same transaction, wherever the axis can change — an
 attribution change (:func:`viva_store.services.skill_derive.after_attribution`, which
 rebuilds those members' weights right after) and the owner's on-demand rebuild — so they
-are exactly as fresh as the weight cache built from them; ``viva skill check``
-(:func:`viva_store.services.skillset.check_cache`) compares them with the live axis.
+are exactly as fresh as the weight cache built from them; the cache check behind
+``viva skill rebuild`` (:func:`viva_store.services.skillset.check_cache`) compares them
+with the live axis.
 """
 
 from __future__ import annotations
