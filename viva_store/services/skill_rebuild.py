@@ -282,7 +282,8 @@ def write_states(
     names = sorted(set(members))
     for part in chunks(names):
         conn.execute(delete(MS).where(MS.c.member.in_(part)))
-    rows = [{**s.values(), "updated_at": now} for k, s in states.items() if k[0] in set(names)]
+    chosen = set(names)
+    rows = [{**s.values(), "updated_at": now} for k, s in states.items() if k[0] in chosen]
     _insert_cache(conn, rows)
     save_counts(conn, {name: counts.get(name, 0) for name in names})
 
