@@ -77,7 +77,7 @@ _CREDITED_Q = (
     )
     .limit(1)
 )
-_CREDITED = Prepared(_CREDITED_Q)
+CREDITED = Prepared(_CREDITED_Q)
 # The cached state and "now" on the member's axis, in one read with what the use needs.
 _STATE_COLUMNS = (
     *(MS.c[c] for c in COLUMNS),
@@ -143,7 +143,7 @@ _INSERT_RETURNING = Prepared(_INSERT_Q.returning(SE.c.id))
 # moved to the use's instant `used_at` if that is later (NULL: a use worth nothing, which
 # leaves it as it is) — decided in SQL, so the hot path never parses the old value.
 _USED_AT = bindparam("used_at", type_=MS.c.last_used_at.type)
-_UPDATE = Prepared(
+UPDATE_CACHE = Prepared(
     update(MS)
     .where(MS.c.member == bindparam("k_member"), MS.c.skill == bindparam("k_skill"))
     .values(
@@ -252,7 +252,7 @@ def already_credited(
             },
         )
         return None if row is None else int(row[0])
-    row = _CREDITED.first(
+    row = CREDITED.first(
         conn,
         {
             "member": member,
@@ -355,7 +355,7 @@ def credit(
         state.track,
         params,
     )
-    _UPDATE.run(
+    UPDATE_CACHE.run(
         conn,
         {
             "k_member": member,

@@ -23,10 +23,10 @@ from viva_store.errors import InvalidInput
 from viva_store.services.skill_axis import AXIS_KEY
 from viva_store.services.skill_axis_table import AX
 from viva_store.services.skill_credit import (
-    _CREDITED,
-    _UPDATE,
+    CREDITED,
     EVENT_FIELDS,
     SLACK,
+    UPDATE_CACHE,
     Credit,
     append_event,
 )
@@ -88,7 +88,7 @@ _EVENT = (
     )
     .cte("event")
 )
-_USE = Prepared(_UPDATE.statement.add_cte(_EVENT))  # type: ignore[attr-defined]
+_USE = Prepared(UPDATE_CACHE.statement.add_cte(_EVENT))  # type: ignore[attr-defined]
 
 
 def _state(tx: RawTx, member: str, skill: str, ref: str) -> tuple[Any, ...]:
@@ -171,7 +171,7 @@ def credit_named_session(
     # Every use of the pair is at or before its latest folded event: when that was logged
     # before the session's window, no use of this session can exist.
     if last_at is None or not last_at < db_instant(tx.dialect, since):
-        row = _CREDITED.first(
+        row = CREDITED.first(
             tx, {"member": member, "skill": skill, "since": since, "sid": sid, "xid": None}
         )
         if row is not None:
@@ -207,7 +207,7 @@ def credit_named_session(
         "updated_at": now,
     }
     if next_id is None:
-        _UPDATE.run(tx, cache)
+        UPDATE_CACHE.run(tx, cache)
     else:
         _USE.run(tx, {**event, **cache, "id": event_id})
     a_now = now_pos if track == "session" else now_day
