@@ -39,7 +39,7 @@ from viva_store.services.skill_sql import (
 )
 from viva_store.services.skill_state import COLUMNS, PairState
 from viva_store.skills.params import SkillParams
-from viva_store.skills.weights import WeightEvent, fold, weight_at
+from viva_store.skills.weights import WeightEvent, WeightState, fold, weight_at
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,6 +162,22 @@ SLACK = timedelta(minutes=10)
 """Clock slack allowed between a session's start and the uses recorded for it (the
 harness's timestamps and Viva's clock are the same machine's, but may be stepped)."""
 DAY = timedelta(days=1)
+
+
+def cache_update(
+    member: str, skill: str, folded: WeightState, used_at: datetime | None, now: datetime
+) -> dict[str, Any]:
+    """The parameters of :data:`UPDATE_CACHE` for a use folded into ``folded``
+    (``used_at``: the use's instant, None for a use worth nothing)."""
+    return {
+        "k_member": member,
+        "k_skill": skill,
+        "w_ref": finite(folded.w_ref),
+        "a_ref": finite(folded.a_ref),
+        "last_seq": folded.last_seq,
+        "used_at": used_at,
+        "updated_at": as_utc(now),
+    }
 
 
 def logged_before(conn: Tx, at: datetime) -> int:
@@ -355,18 +371,7 @@ def credit(
         state.track,
         params,
     )
-    UPDATE_CACHE.run(
-        conn,
-        {
-            "k_member": member,
-            "k_skill": skill,
-            "w_ref": finite(folded.w_ref),
-            "a_ref": finite(folded.a_ref),
-            "last_seq": folded.last_seq,
-            "used_at": tau if value > 0 else None,
-            "updated_at": as_utc(now),
-        },
-    )
+    UPDATE_CACHE.run(conn, cache_update(member, skill, folded, tau if value > 0 else None, now))
     a_now = now_pos if state.track == "session" else day_of(now)
     return Credit(
         member,

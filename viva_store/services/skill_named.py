@@ -29,6 +29,7 @@ from viva_store.services.skill_credit import (
     UPDATE_CACHE,
     Credit,
     append_event,
+    cache_update,
 )
 from viva_store.services.skill_forget import could_forget
 from viva_store.services.skill_sql import (
@@ -197,15 +198,7 @@ def credit_named_session(
     # PostgreSQL's read took the id; SQLite inserts the event now.
     event_id = append_event(tx, **event) if next_id is None else int(next_id)
     folded = fold(state, WeightEvent(event_id, "use", value, pos, day), track, params)
-    cache = {
-        "k_member": member,
-        "k_skill": skill,
-        "w_ref": finite(folded.w_ref),
-        "a_ref": finite(folded.a_ref),
-        "last_seq": folded.last_seq,
-        "used_at": started if value > 0 else None,
-        "updated_at": now,
-    }
+    cache = cache_update(member, skill, folded, started if value > 0 else None, now)
     if next_id is None:
         UPDATE_CACHE.run(tx, cache)
     else:
