@@ -51,11 +51,14 @@ class SkillEvent(SQLModel, table=True):
 
 
 class MemberSkill(SQLModel, table=True):
-    """A member's set membership and weight state: a cache equal to a rebuild of the log."""
+    """A member's set membership and weight state: a cache equal to a rebuild of the log.
+
+    No foreign keys of its own (migration 0011): its pairs are the log's, whose rows
+    reference ``member`` and ``skill``."""
 
     __tablename__ = "member_skill"
-    member: str = Field(primary_key=True, foreign_key="member.name")
-    skill: str = Field(primary_key=True, foreign_key="skill.name")
+    member: str = Field(primary_key=True)
+    skill: str = Field(primary_key=True)
     track: str = "session"
     status: str = "active"  # active | forgotten
     native: bool = False

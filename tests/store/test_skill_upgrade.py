@@ -1,0 +1,57 @@
+"""Migration 0011 takes the ``member_skill`` cache's own foreign keys away, keeping its rows.
+
+A store with cache rows is taken back to 0010 (the keys return) and opened again the
+normal way: the rows are there, the keys are gone, and the cache still equals a rebuild.
+"""
+
+from __future__ import annotations
+
+from alembic import command
+from sqlalchemy import Connection, inspect, text
+
+from tests.store.test_skillset_support import assert_cache_is_a_rebuild
+from viva_store.access import OWNER
+from viva_store.config import Config
+from viva_store.db.migrate import _alembic_config, current_revision, head_revision
+from viva_store.services.members import load_team
+from viva_store.services.skillset import add_skill
+from viva_store.store import Context, Store
+
+
+def _to_0010(conn: Connection) -> None:
+    cfg = _alembic_config()
+    cfg.attributes["connection"] = conn
+    command.downgrade(cfg, "0010")
+
+
+def _cache(store: Store) -> list[tuple[str, str, float]]:
+    rows = store.read(
+        lambda c: c.execute(text("SELECT member, skill, w_ref FROM member_skill")).all()
+    )
+    return sorted((r[0], r[1], float(r[2])) for r in rows)
+
+
+def _keys(store: Store) -> list[str]:
+    return [fk["referred_table"] for fk in inspect(store.engine).get_foreign_keys("member_skill")]
+
+
+def test_0011_drops_the_cache_keys_and_keeps_its_rows(config: Config) -> None:
+    store = Store.open(config)
+    ctx = Context(store, OWNER)
+    assert load_team(ctx).errors == ()
+    add_skill(ctx, "deven", "incident-triage")
+    before = _cache(store)
+    assert ("deven", "incident-triage", 1.0) in before
+    store.write(_to_0010)
+    assert store.read(current_revision) == "0010"
+    assert sorted(_keys(store)) == ["member", "skill"]
+    store.close()
+
+    store = Store.open(config)  # the normal path: applies 0011
+    try:
+        assert store.read(current_revision) == head_revision()
+        assert _keys(store) == []
+        assert _cache(store) == before
+        assert_cache_is_a_rebuild(Context(store, OWNER))
+    finally:
+        store.close()
