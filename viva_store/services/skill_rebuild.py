@@ -5,40 +5,40 @@ weights, set membership, tracks and use counts from the log. It runs when a memb
 axis changes (a session classified, unclassified or attributed by an execution), when a
 skill changes track, and on demand; it never reads the cache it replaces.
 
-Most (member, skill) pairs have a simple history — one entry into the set, then uses in
-sessions of the member's axis — and their weight is the closed form
-``W(A) = Σ v_j · 2^(−(A − a_j)/h)`` at a reference point ``A`` (the member's session
-count, or today): one SQL aggregate over the uses, joined to the axis, with the few
-other events (entries, uses outside a session) added from a second, filtered scan.
-Pairs with a richer history (uses from before a re-entry, owner corrections, uses in
-sessions that left the axis) are rebuilt one by one from their events with the pure maths
-(:func:`viva_store.services.skill_state.state_from_events`), the reference path the
-tests compare everything with.
+Most (member, skill) pairs have a simple history — one entry into the set, then uses —
+and their weight is the closed form ``W(A) = Σ v_j · 2^(−(A − a_j)/h)``, kept as its
+value at the furthest position folded in. The uses in sessions of the member's axis are
+summed by one SQL aggregate joined to the axis (:mod:`viva_store.services.skill_scan`);
+the latest entry comes from a second read, of the control events, already placed on the
+axis; the few uses tied to no session are fetched with their positions and added here,
+as are entries and uses tied to executions, which Python places. Pairs with a richer
+history (uses from before a re-entry, owner corrections, uses in sessions that left the
+axis, sums out of a double's range) are rebuilt one by one from their events with the
+pure maths (:func:`viva_store.services.skill_state.state_from_events`), the reference
+path the tests compare everything with.
 """
 
 from __future__ import annotations
 
 import math
 import sqlite3
-from collections import defaultdict
 from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, delete, insert, select
+from sqlalchemy import Connection, case, delete, insert, select
 
 from viva_store.clock import as_utc
 from viva_store.services.skill_axis import load_anchors, load_axes, save_counts, tau
 from viva_store.services.skill_axis_table import Placer, axis_counts
 from viva_store.services.skill_pair import load_pair_events, members_natives
-from viva_store.services.skill_scan import Group, Key, scan
+from viva_store.services.skill_scan import Control, Key, Uses, count_at, fits, scan, shifts
 from viva_store.services.skill_sql import (
     MS,
     SE,
     M,
     chunks,
     day_of,
-    to_datetime,
 )
 from viva_store.services.skill_state import PairState, state_from_events
 from viva_store.skills.params import SkillParams, Track
@@ -57,46 +57,40 @@ def ensure_exp(conn: Connection) -> None:
         raw.create_function("exp", 1, math.exp, deterministic=True)  # type: ignore[union-attr]
 
 
-_ROW_COLUMNS = ("id", "value", "execution_id", "track", "day", "at")
+_ROW_COLUMNS = ("id", "value", "execution_id", "day", "at")
 
 
-def _rows_by_id(conn: Connection, ids: Iterable[int]) -> dict[int, Any]:
-    """The few events the rebuild reads whole (entries, track changes, loose uses)."""
-    out: dict[int, Any] = {}
-    columns = [SE.c[c] for c in _ROW_COLUMNS]
-    for part in chunks(sorted(set(ids))):
-        for row in conn.execute(select(*columns).where(SE.c.id.in_(part))):
-            out[int(row.id)] = row
-    return out
-
-
-def _loose_uses(
-    conn: Connection, groups: dict[Key, Group], keys: list[Key]
-) -> dict[Key, list[Any]]:
+def _loose_uses(conn: Connection, uses: dict[Key, Uses], keys: list[Key]) -> dict[Key, list[Any]]:
     """The uses tied to no session of these pairs, in log order: a single one by its id,
-    several by a walk of the pair's index from the first one's id."""
-    out: dict[Key, list[Any]] = defaultdict(list)
-    first = {k: groups[k].loose_lo for k in keys}
-    single = {k: i for k, i in first.items() if i is not None and groups[k].n_loose == 1}
-    by_id = _rows_by_id(conn, single.values())  # the usual case: one, fetched by its id
-    for key, i in single.items():
-        out[key] = [by_id[i]]
-    for member, skill in keys:
-        g = groups[(member, skill)]
-        if (member, skill) in single or g.loose_lo is None:
+    several by a walk of the pair's index from the first one's id. Each comes with its
+    position (``pos``) when tied to no execution either: one probe of the axis."""
+    out: dict[Key, list[Any]] = {}
+    single = {k: uses[k].loose_lo for k in keys if uses[k].n_loose == 1}
+    pos = case((SE.c.execution_id.is_(None), count_at(SE.c.member, SE.c.at))).label("pos")
+    columns = [*(SE.c[c] for c in _ROW_COLUMNS), pos]
+    by_id: dict[int, Any] = {}
+    for part in chunks(sorted(i for i in single.values() if i is not None)):
+        for row in conn.execute(select(*columns).where(SE.c.id.in_(part))).all():
+            by_id[int(row.id)] = row
+    for key in keys:
+        first = uses[key].loose_lo
+        if key in single and first is not None:
+            out[key] = [by_id[first]]
             continue
-        rows = conn.execute(
-            select(SE)
-            .where(
-                SE.c.member == member,
-                SE.c.skill == skill,
-                SE.c.id >= g.loose_lo,
-                SE.c.kind == "used",
-                SE.c.session_id.is_(None),
+        member, skill = key
+        out[key] = list(
+            conn.execute(
+                select(*columns)
+                .where(
+                    SE.c.member == member,
+                    SE.c.skill == skill,
+                    SE.c.id >= first,
+                    SE.c.kind == "used",
+                    SE.c.session_id.is_(None),
+                )
+                .order_by(SE.c.id)
             )
-            .order_by(SE.c.id)
         )
-        out[(member, skill)] = list(rows)
     return out
 
 
@@ -121,55 +115,39 @@ def compute_states(
     chosen = None if members is None else names
     counts = axis_counts(conn, names)
     natives = members_natives(conn, names)
+    shift = shifts(counts, params)
     ref_day = math.floor(day_of(now))
     ensure_exp(conn)
-    scanned, rows = scan(conn, chosen, counts, params, ref_day)
-    groups = {k: g for k, g in scanned.items() if k[0] in counts}
+    uses, control = scan(conn, chosen, shift, params, ref_day)
     fast: list[Key] = []
     slow: list[Key] = []
-    entered: dict[Key, Any] = {}  # the latest entry of each pair in the set, once
-    for key, g in groups.items():
-        if g.enter_id is None:
+    for key, c in control.items():
+        if key[0] not in counts or c.enter_id is None:
             continue  # never in the set (reads, projections only)
-        entered[key] = rows[g.enter_id]
+        u = uses.get(key)
         # Earlier stays (entries before the latest one) do not count; the aggregate is
-        # right as long as every use came after the latest entry.
-        simple = (
-            g.n_revalued == 0
-            and g.n_used - g.n_loose == g.n_axis  # every use in a session is on the axis
-            and (g.min_used is None or g.min_used > int(entered[key].id))
+        # right as long as every use came after the latest entry, and every use tied to
+        # a session is on the axis.
+        simple = u is None or (
+            u.min_used > c.enter_id
+            and u.n_used - u.n_loose == u.n_axis
+            and fits(u, shift[key[0]], params, ref_day)
         )
-        (fast if simple else slow).append(key)
-    loose = _loose_uses(conn, groups, [k for k in fast if groups[k].n_loose])
-    anchors = load_anchors(
-        conn,
-        (),
-        [r.execution_id for rs in loose.values() for r in rs if r.execution_id]
-        + [entered[k].execution_id for k in fast if entered[k].execution_id],
-    )
-    placer = Placer(conn, anchors)
-    for key in fast:
-        enter = entered[key]
-        placer.want(key[0], None, enter.execution_id, enter.at)
-        for use in loose.get(key, []):
-            placer.want(key[0], None, use.execution_id, use.at)
-    placer.resolve()
+        (fast if simple and c.n_revalued == 0 else slow).append(key)
+    extra = _loose_uses(conn, uses, [k for k in fast if k in uses and uses[k].n_loose])
+    placer = _placer(conn, control, extra, [k for k in fast if control[k].enter_pos is None])
     states: dict[Key, PairState] = {}
     for key in fast:
-        g = groups[key]
-        track = _track(rows, g.track_id)
-        status = _status(g, entered[key])
-        native = key[1] in natives.get(key[0], set())
+        u, c = uses.get(key), control[key]
         states[key] = _fast(
             key,
-            g,
-            entered[key],
-            loose.get(key, []),
-            (track, status, native),
-            counts[key[0]],
+            u,
+            c,
+            extra.get(key, []),
+            key[1] in natives.get(key[0], set()),
+            (shift[key[0]], ref_day),
             placer,
             params,
-            ref_day,
         )
     if stats is not None:
         stats["fast"], stats["slow"] = len(fast), len(slow)
@@ -177,14 +155,14 @@ def compute_states(
     axes = load_axes(conn, sorted({member for member, _ in slow}))
     for key in slow:
         member, skill = key
-        g = groups[key]
+        c = control[key]
         events = load_pair_events(conn, member, skill, axes[member])
         rebuilt = state_from_events(
             member,
             skill,
             events,
-            _track(rows, g.track_id),
-            _status(g, entered[key]),
+            _track(c),
+            _status(c),
             skill in natives.get(member, set()),
             params,
         )
@@ -193,66 +171,101 @@ def compute_states(
     return states, counts
 
 
-def _status(g: Group, enter: Any) -> str:
+def _placer(
+    conn: Connection,
+    control: dict[Key, Control],
+    extra: dict[Key, list[Any]],
+    entries: list[Key],
+) -> Placer:
+    """Positions of what SQL left to place: entries tied to executions, loose uses."""
+    anchors = load_anchors(
+        conn,
+        (),
+        [r.execution_id for rs in extra.values() for r in rs if r.execution_id]
+        + [control[k].enter_execution for k in entries],
+    )
+    placer = Placer(conn, anchors)
+    for key in entries:
+        at = control[key].enter_at
+        assert at is not None  # an entry's row
+        placer.want(key[0], None, control[key].enter_execution, at)
+    for key, rows in extra.items():
+        for use in rows:
+            if use.pos is None:
+                placer.want(key[0], None, use.execution_id, use.at)
+    placer.resolve()
+    return placer
+
+
+def _status(c: Control) -> str:
     """Forgotten when forgotten after the latest entry."""
-    return "forgotten" if (g.forgot_id or 0) > int(enter.id) else "active"
+    assert c.enter_id is not None
+    return "forgotten" if (c.forgot_id or 0) > c.enter_id else "active"
 
 
-def _track(rows: dict[int, Any], track_id: int | None) -> Track:
-    if track_id is None:
-        return "session"
-    track = rows[track_id].track
-    return "time" if track == "time" else "session"
+def _track(c: Control) -> Track:
+    return "time" if c.track == "time" else "session"
 
 
 def _fast(
     key: Key,
-    g: Group,
-    enter: Any,
-    loose_uses: list[Any],
-    facts: tuple[Track, str, bool],
-    now_pos: int,
+    u: Uses | None,
+    c: Control,
+    extra: list[Any],
+    native: bool,
+    refs: tuple[int, float],
     placer: Placer,
     params: SkillParams,
-    ref_day: float,
 ) -> PairState:
-    track, status, native = facts
+    """A pair's state from its sums, its latest entry and the uses SQL left to place."""
     member = key[0]
-    enter_pos = float(placer.position(member, None, enter.execution_id, enter.at))
-    if track == "session":
-        ref, h = float(now_pos), params.half_life_sessions
-        total = float(g.w_s or 0.0)
-        furthest = float(g.max_ord) if g.max_ord is not None else -math.inf
-        own = enter_pos
-    else:
-        ref, h = float(ref_day), params.half_life_days
-        total = float(g.w_d or 0.0)
-        furthest = float(g.max_day) if g.max_day is not None else -math.inf
-        own = float(enter.day)
-    total += float(enter.value) * math.exp2((own - ref) / h)
-    furthest = max(furthest, own)
-    last_tau = to_datetime(g.last_tau)
-    for use in loose_uses:
-        pos = float(placer.position(member, None, use.execution_id, use.at))
-        a = pos if track == "session" else float(use.day)
-        total += float(use.value) * math.exp2((a - ref) / h)
-        furthest = max(furthest, a)
-        if float(use.value) > 0:
+    shift, ref_day = refs
+    track = _track(c)
+    assert c.enter_id is not None
+    enter_pos = c.enter_pos
+    if enter_pos is None:
+        assert c.enter_at is not None
+        enter_pos = placer.position(member, None, c.enter_execution, c.enter_at)
+    last_tau = u.last_tau if u else None
+    placed: list[tuple[float, float]] = []  # (position, value) of the loose uses
+    for use in extra:
+        at = (
+            use.pos
+            if use.pos is not None
+            else placer.position(member, None, use.execution_id, use.at)
+        )
+        placed.append((at, use.value))
+        if use.value > 0:
             t = tau(placer.anchors, None, use.execution_id, as_utc(use.at))
             last_tau = t if last_tau is None or t > last_tau else last_tau
+    # The sum against ``ref``, the furthest position folded in, and the terms to add.
+    total: float | None
+    top: float | None
+    if track == "session":
+        ref, h = float(shift), params.half_life_sessions
+        total, top = (u.w_s, u.max_ord) if u else (None, None)
+        terms = [(float(enter_pos), c.enter_value), *placed]
+    else:
+        ref, h = ref_day, params.half_life_days
+        total, top = (u.w_d, u.max_day) if u else (None, None)
+        terms = [(c.enter_day, c.enter_value)]  # every use's day is in the sum already
+    furthest = max(a for a, _ in terms) if top is None else max(float(top), *(a for a, _ in terms))
+    w_ref = sum(float(v) * math.exp2((a - furthest) / h) for a, v in terms)
+    if total:  # within range of ``furthest`` (see :func:`fits`)
+        w_ref += float(total) * math.exp2((ref - furthest) / h)
     return PairState(
         member=member,
         skill=key[1],
         track=track,
-        status=status,
+        status=_status(c),
         native=native,
-        w_ref=total * math.exp2((ref - furthest) / h),
+        w_ref=w_ref,
         a_ref=furthest,
-        epoch_seq=int(enter.id),
-        last_seq=max(int(enter.id), int(g.max_used or 0)),
-        uses=int(g.n_used),
-        entered_pos=enter_pos,
-        entered_day=float(enter.day),
+        epoch_seq=c.enter_id,
+        last_seq=max(c.enter_id, u.max_used) if u else c.enter_id,
+        uses=u.n_used if u else 0,
+        entered_pos=float(enter_pos),
+        entered_day=c.enter_day,
         last_used_at=last_tau,
     )
 

@@ -1,55 +1,129 @@
-"""The rebuild's two reads of the skill event log, grouped per (member, skill).
+"""The rebuild's two reads of the skill event log, each grouped per (member, skill).
 
 * The uses — most weight events — in one aggregate joined with the axis table
-  (``skill_axis``): counts, id bounds, and the closed-form sums of the uses in sessions on
-  the member's axis at the reference points (the member's session count, ``w_s``; a
-  day, ``w_d``). On PostgreSQL a parallel scan and hash join.
+  (``skill_axis``; on PostgreSQL a parallel scan and hash join): counts, id bounds, and
+  the closed-form sums ``Σ v · e^{k (a − shift)}`` of the uses in sessions on the
+  member's axis (``w_s``: ``a`` the session's ordinal, against the member's shift) and
+  of all uses on the time track (``w_d``: ``a`` the day, against the reference day).
+  Uses tied to no session are counted and left to the caller to place; a use in a
+  session off the axis sends its pair to the per-pair path.
 * The control events — entries, corrections, track changes, forgets: a few per pair —
-  fetched whole through their partial index (``ix_skill_event_control``), so the rebuild
-  has the rows it reads (the latest entry, the latest track change) without a lookup.
+  through their partial index (``ix_skill_event_control``), grouped per pair with the
+  latest entry's row, its position on the axis (one probe of the axis's start index,
+  unless it is tied to an execution: then the caller places it), and the latest track.
+
+The sums are taken against one shift for every member (the largest session count), not
+each member's own count: a constant costs nothing per row where a per-member ``CASE``
+costs a tenth of the aggregate on PostgreSQL. A pair whose latest use on the axis is so
+far behind the shift that its terms would leave the floating-point range goes to the
+per-pair path (see :func:`fits`); when the members' counts are that far apart, each gets
+its own shift. (A probe per row inside the aggregate would cost the aggregate its
+parallel plan on PostgreSQL, so the loose uses are not placed there.)
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, Integer, and_, case, func, literal, literal_column, select
+from sqlalchemy import (
+    ColumnElement,
+    Connection,
+    Integer,
+    and_,
+    case,
+    func,
+    literal,
+    literal_column,
+    select,
+)
 
 from viva_store.services.skill_axis_table import AX
-from viva_store.services.skill_sql import ENTER_KINDS, SE, sqlite_unindexed
+from viva_store.services.skill_sql import ENTER_KINDS, SE, sqlite_unindexed, to_datetime
 from viva_store.skills.params import SkillParams
 
-LN2 = math.log(2.0)
 Key = tuple[str, str]
 CONTROL_KINDS = (*ENTER_KINDS, "revalued", "track_changed", "forgotten")
 """The kinds of ``ix_skill_event_control``'s predicate (migration 0010), in its order."""
 # Literals, not parameters: SQLite uses a partial index only for a query whose WHERE
 # repeats the index's predicate term for term.
 _CONTROL = SE.c.kind.in_([literal_column(f"'{k}'") for k in CONTROL_KINDS])
-_CONTROL_COLUMNS = ("id", "member", "skill", "kind", "value", "execution_id", "track", "day", "at")
+_ENTER = SE.c.kind.in_([literal_column(f"'{k}'") for k in ENTER_KINDS])
+RANGE = 600.0
+"""Largest exponent, in e-folds, a sum term may lose to its shift (e^-600 is still a
+normal double; e^-745 is zero)."""
 
 
 @dataclass(slots=True)
-class Group:
-    """What the rebuild knows of one pair after the scans."""
+class Uses:
+    """A pair's credited uses, aggregated."""
 
-    n_used: int = 0
-    n_axis: int = 0
-    n_loose: int = 0
-    loose_lo: int | None = None
-    w_s: float | None = None
-    w_d: float | None = None
-    max_ord: int | None = None
-    max_day: float | None = None
-    min_used: int | None = None
-    max_used: int | None = None
-    last_tau: Any = None
-    enter_id: int | None = None
-    forgot_id: int | None = None
-    track_id: int | None = None
-    n_revalued: int = 0
+    n_used: int
+    n_axis: int  # in sessions on the member's axis
+    n_loose: int  # tied to no session
+    loose_lo: int | None  # the first of those
+    w_s: float | None  # Σ v·e^{k_s (ordinal − shift)} over the uses on the axis
+    w_d: float | None  # Σ v·e^{k_d (day − ref_day)} over all uses
+    max_ord: int | None
+    max_day: float | None
+    min_used: int
+    max_used: int
+    last_tau: datetime | None  # the latest session start of a use on the axis worth > 0
+
+
+@dataclass(slots=True)
+class Control:
+    """A pair's control events: the latest entry (whole), forget and track."""
+
+    enter_id: int | None
+    enter_value: float
+    enter_day: float
+    enter_at: datetime | None
+    enter_execution: str | None
+    enter_pos: int | None  # None: tied to an execution, placed by the caller
+    forgot_id: int | None
+    track: str | None
+    n_revalued: int
+
+
+def shifts(counts: dict[str, int], params: SkillParams) -> dict[str, int]:
+    """Each member's shift: the largest session count, unless the counts are too far apart
+    for one (then each member's own)."""
+    if not counts:
+        return {}
+    top, low = max(counts.values()), min(counts.values())
+    if (top - low) * math.log(2.0) / params.half_life_sessions <= RANGE / 2:
+        return dict.fromkeys(counts, top)
+    return dict(counts)
+
+
+def fits(uses: Uses | None, shift: int, params: SkillParams, ref_day: float) -> bool:
+    """Whether the pair's sums kept their precision: its latest use on the axis within
+    :data:`RANGE` e-folds of the shift, its latest use within them of the reference day."""
+    if uses is None:
+        return True
+    k_s = math.log(2.0) / params.half_life_sessions
+    k_d = math.log(2.0) / params.half_life_days
+    if uses.max_ord is not None and (shift - uses.max_ord) * k_s > RANGE:
+        return False
+    return uses.max_day is None or abs(ref_day - uses.max_day) * k_d <= RANGE
+
+
+def count_at(member: Any, at: Any) -> Any:
+    """The number of ``member``'s axis sessions started at or before ``at`` (columns of
+    the outer query): the ordinal of the last of them, one probe of the start index."""
+    x = AX.alias("x")  # not the outer query's axis, which the probe must not correlate to
+    order = (x.c.member.desc(), x.c.started_at.desc(), x.c.session_id.desc())
+    latest = (
+        select(x.c.ordinal)
+        .where(x.c.member == member, x.c.started_at <= at)
+        .order_by(*order)
+        .limit(1)
+        .scalar_subquery()
+    )
+    return func.coalesce(latest, 0)
 
 
 def _member_filter(column: Any, members: list[str] | None) -> list[Any]:
@@ -59,19 +133,23 @@ def _member_filter(column: Any, members: list[str] | None) -> list[Any]:
     return [] if members is None else [sqlite_unindexed(column).in_(members)]
 
 
+def _shift_of(shift: dict[str, int]) -> ColumnElement[Any]:
+    values = set(shift.values())
+    if len(values) <= 1:
+        return literal(values.pop() if values else 0, Integer)
+    whens = {m: literal(n, Integer) for m, n in shift.items()}
+    return case(whens, value=AX.c.member, else_=literal(0))
+
+
 def _uses(
     conn: Connection,
     members: list[str] | None,
-    counts: dict[str, int],
+    shift: dict[str, int],
     params: SkillParams,
     ref_day: float,
-) -> Any:
-    # "Now" on each member's session track is its number of axis sessions, a value per
-    # member; the join is with the maintained table (a parallel hash join on PostgreSQL).
-    whens = {m: literal(c, Integer) for m, c in counts.items()}
-    n = case(whens, value=AX.c.member, else_=literal(0)) if whens else literal(0)
-    k_s = LN2 / params.half_life_sessions
-    k_d = LN2 / params.half_life_days
+) -> dict[Key, Uses]:
+    k_s = math.log(2.0) / params.half_life_sessions
+    k_d = math.log(2.0) / params.half_life_days
     on = AX.c.session_id.is_not(None)
     loose = SE.c.session_id.is_(None)
     # Grouping by expressions keeps SQLite from walking (member, skill, id) and fetching
@@ -84,17 +162,17 @@ def _uses(
         select(
             member,
             skill,
-            func.count().label("n_used"),
-            func.count(AX.c.session_id).label("n_axis"),
-            func.count().filter(loose).label("n_loose"),
-            func.min(SE.c.id).filter(loose).label("loose_lo"),
-            func.sum(SE.c.value * func.exp((AX.c.ordinal - n) * k_s)).label("w_s"),
-            func.sum(SE.c.value * func.exp((SE.c.day - ref_day) * k_d)).filter(on).label("w_d"),
-            func.max(AX.c.ordinal).label("max_ord"),
-            func.max(SE.c.day).filter(on).label("max_day"),
-            func.min(SE.c.id).label("min_used"),
-            func.max(SE.c.id).label("max_used"),
-            func.max(AX.c.started_at).filter(on, SE.c.value > 0).label("last_tau"),
+            func.count(),
+            func.count(AX.c.session_id),
+            func.count().filter(loose),
+            func.min(SE.c.id).filter(loose),
+            func.sum(SE.c.value * func.exp((AX.c.ordinal - _shift_of(shift)) * k_s)),
+            func.sum(SE.c.value * func.exp((SE.c.day - ref_day) * k_d)),
+            func.max(AX.c.ordinal),
+            func.max(SE.c.day),
+            func.min(SE.c.id),
+            func.max(SE.c.id),
+            func.max(AX.c.started_at).filter(on, SE.c.value > 0),
         )
         .select_from(
             SE.outerjoin(AX, and_(AX.c.session_id == SE.c.session_id, AX.c.member == SE.c.member))
@@ -102,46 +180,79 @@ def _uses(
         .where(SE.c.kind == "used", *_member_filter(SE.c.member, members))
         .group_by(member, skill)
     )
-    return conn.execute(query)
+    out: dict[Key, Uses] = {}
+    for r in conn.execute(query).all():
+        out[(r[0], r[1])] = Uses(
+            int(r[2]),
+            int(r[3]),
+            int(r[4]),
+            r[5],
+            r[6],
+            r[7],
+            r[8],
+            r[9],
+            r[10],
+            r[11],
+            to_datetime(r[12]),
+        )
+    return out
+
+
+_ENTRY, _TRACK = SE.alias("entry"), SE.alias("track")
+
+
+def _control(conn: Connection, members: list[str] | None) -> dict[Key, Control]:
+    grouped = select(
+        SE.c.member,
+        SE.c.skill,
+        func.max(SE.c.id).filter(_ENTER).label("enter_id"),
+        func.max(SE.c.id).filter(SE.c.kind == "forgotten").label("forgot_id"),
+        func.max(SE.c.id).filter(SE.c.kind == "track_changed").label("track_id"),
+        func.count().filter(SE.c.kind == "revalued").label("n_revalued"),
+    ).where(_CONTROL)
+    if members is not None:
+        grouped = grouped.where(SE.c.member.in_(members))
+    g = grouped.group_by(SE.c.member, SE.c.skill).subquery("g")
+    query = (
+        select(
+            g.c.member,
+            g.c.skill,
+            g.c.enter_id,
+            _ENTRY.c.value,
+            _ENTRY.c.day,
+            _ENTRY.c.at,
+            _ENTRY.c.execution_id,
+            case((_ENTRY.c.execution_id.is_(None), count_at(g.c.member, _ENTRY.c.at))),
+            g.c.forgot_id,
+            _TRACK.c.track,
+            g.c.n_revalued,
+        )
+        .select_from(g)
+        .outerjoin(_ENTRY, _ENTRY.c.id == g.c.enter_id)
+        .outerjoin(_TRACK, _TRACK.c.id == g.c.track_id)
+    )
+    out: dict[Key, Control] = {}
+    for r in conn.execute(query).all():
+        out[(r[0], r[1])] = Control(
+            r[2],
+            float(r[3] or 0.0),
+            float(r[4] or 0.0),
+            to_datetime(r[5]),
+            r[6],
+            r[7],
+            r[8],
+            r[9],
+            int(r[10]),
+        )
+    return out
 
 
 def scan(
     conn: Connection,
     members: list[str] | None,
-    counts: dict[str, int],
+    shift: dict[str, int],
     params: SkillParams,
     ref_day: float,
-) -> tuple[dict[Key, Group], dict[int, Any]]:
-    """Every pair with a use or a control event (members: all if None), and the control
-    events by id."""
-    groups: dict[Key, Group] = {}
-    for r in _uses(conn, members, counts, params, ref_day):
-        groups[(r.member, r.skill)] = Group(
-            int(r.n_used),
-            int(r.n_axis),
-            int(r.n_loose),
-            r.loose_lo,
-            r.w_s,
-            r.w_d,
-            r.max_ord,
-            r.max_day,
-            r.min_used,
-            r.max_used,
-            r.last_tau,
-        )
-    query = select(*(SE.c[c] for c in _CONTROL_COLUMNS)).where(_CONTROL)
-    if members is not None:
-        query = query.where(SE.c.member.in_(members))
-    rows: dict[int, Any] = {}
-    for row in conn.execute(query.order_by(SE.c.id)):
-        rows[int(row.id)] = row
-        g = groups.setdefault((row.member, row.skill), Group())
-        if row.kind in ENTER_KINDS:
-            g.enter_id = int(row.id)
-        elif row.kind == "forgotten":
-            g.forgot_id = int(row.id)
-        elif row.kind == "track_changed":
-            g.track_id = int(row.id)
-        else:
-            g.n_revalued += 1
-    return groups, rows
+) -> tuple[dict[Key, Uses], dict[Key, Control]]:
+    """The uses and the control events of every pair (members: all if None)."""
+    return _uses(conn, members, shift, params, ref_day), _control(conn, members)
