@@ -41,7 +41,7 @@ from sqlalchemy import (
 )
 
 from viva_store.services.skill_axis_table import AX
-from viva_store.services.skill_sql import ENTER_KINDS, SE, sqlite_unindexed, to_datetime
+from viva_store.services.skill_sql import ENTER_KINDS, SE, decay, sqlite_unindexed, to_datetime
 from viva_store.skills.params import SkillParams
 
 Key = tuple[str, str]
@@ -52,8 +52,8 @@ CONTROL_KINDS = (*ENTER_KINDS, "revalued", "track_changed", "forgotten")
 _CONTROL = SE.c.kind.in_([literal_column(f"'{k}'") for k in CONTROL_KINDS])
 _ENTER = SE.c.kind.in_([literal_column(f"'{k}'") for k in ENTER_KINDS])
 RANGE = 600.0
-"""Largest exponent, in e-folds, a sum term may lose to its shift (e^-600 is still a
-normal double; e^-745 is zero)."""
+"""Largest exponent, in e-folds, a pair's greatest term may lose to its shift (e^-600 is
+still a normal double; e^-745 is zero; SQL holds each exponent at -700 or above)."""
 
 
 @dataclass(slots=True)
@@ -166,8 +166,8 @@ def _uses(
             func.count(AX.c.session_id),
             func.count().filter(loose),
             func.min(SE.c.id).filter(loose),
-            func.sum(SE.c.value * func.exp((AX.c.ordinal - _shift_of(shift)) * k_s)),
-            func.sum(SE.c.value * func.exp((SE.c.day - ref_day) * k_d)),
+            func.sum(SE.c.value * decay((AX.c.ordinal - _shift_of(shift)) * k_s)),
+            func.sum(SE.c.value * decay((SE.c.day - ref_day) * k_d)),
             func.max(AX.c.ordinal),
             func.max(SE.c.day),
             func.min(SE.c.id),
