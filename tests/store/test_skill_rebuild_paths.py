@@ -57,8 +57,11 @@ def test_a_pair_idle_beyond_the_sums_range_is_rebuilt_one_by_one(
     set_born(fast, T0 - timedelta(days=365))
     deven = Axis(fast, monkeypatch, "deven", timedelta(minutes=30))
     add_skill(fast, "deven", "incident-triage")
+    add_skill(fast, "deven", "session-handoff")
     deven.to(1)
     record_use(fast, "deven", "incident-triage", "success", session=deven.ids[0])
+    # Used only outside sessions, long ago: no term of the SQL sums may stand for it.
+    record_use(fast, "deven", "session-handoff", "success")
     deven.to(560)
     add_skill(fast, "deven", "log-investigation")
     record_use(fast, "deven", "log-investigation", "failure", session=deven.ids[-1])
