@@ -8,9 +8,9 @@
   Uses tied to no session are counted and left to the caller to place; a use in a
   session off the axis sends its pair to the per-pair path.
 * The control events — entries, corrections, track changes, forgets: a few per pair —
-  through their partial index (``ix_skill_event_control``), grouped per pair with the
-  latest entry's row, its position on the axis (one probe of the axis's start index,
-  unless it is tied to an execution: then the caller places it), and the latest track.
+  whole and in log order through their partial index (``ix_skill_event_control``), each
+  entry with its position on the axis (one probe of the axis's start index, unless it is
+  tied to an execution: then the caller places it), grouped per pair here.
 
 The sums are taken against one shift for every member (the largest session count), not
 each member's own count: a constant costs nothing per row where a per-member ``CASE``
@@ -166,7 +166,7 @@ def _uses(
             func.count(AX.c.session_id),
             func.count().filter(loose),
             func.min(SE.c.id).filter(loose),
-            func.sum(SE.c.value * decay((AX.c.ordinal - _shift_of(shift)) * k_s)),
+            func.sum(SE.c.value * decay((AX.c.ordinal - _shift_of(shift)) * k_s)).filter(on),
             func.sum(SE.c.value * decay((SE.c.day - ref_day) * k_d)),
             func.max(AX.c.ordinal),
             func.max(SE.c.day),
@@ -198,52 +198,33 @@ def _uses(
     return out
 
 
-_ENTRY, _TRACK = SE.alias("entry"), SE.alias("track")
+_CONTROL_COLUMNS = ("id", "member", "skill", "kind", "value", "day", "at", "execution_id", "track")
 
 
 def _control(conn: Connection, members: list[str] | None) -> dict[Key, Control]:
-    grouped = select(
-        SE.c.member,
-        SE.c.skill,
-        func.max(SE.c.id).filter(_ENTER).label("enter_id"),
-        func.max(SE.c.id).filter(SE.c.kind == "forgotten").label("forgot_id"),
-        func.max(SE.c.id).filter(SE.c.kind == "track_changed").label("track_id"),
-        func.count().filter(SE.c.kind == "revalued").label("n_revalued"),
-    ).where(_CONTROL)
+    # The rows whole, in log order, each entry with its position on the axis; grouped
+    # here (a few rows a pair: grouping them in SQL and joining the latest entry and
+    # track back by id cost more than the rows).
+    pos = case((and_(_ENTER, SE.c.execution_id.is_(None)), count_at(SE.c.member, SE.c.at)))
+    query = select(*(SE.c[c] for c in _CONTROL_COLUMNS), pos).where(_CONTROL)
     if members is not None:
-        grouped = grouped.where(SE.c.member.in_(members))
-    g = grouped.group_by(SE.c.member, SE.c.skill).subquery("g")
-    query = (
-        select(
-            g.c.member,
-            g.c.skill,
-            g.c.enter_id,
-            _ENTRY.c.value,
-            _ENTRY.c.day,
-            _ENTRY.c.at,
-            _ENTRY.c.execution_id,
-            case((_ENTRY.c.execution_id.is_(None), count_at(g.c.member, _ENTRY.c.at))),
-            g.c.forgot_id,
-            _TRACK.c.track,
-            g.c.n_revalued,
-        )
-        .select_from(g)
-        .outerjoin(_ENTRY, _ENTRY.c.id == g.c.enter_id)
-        .outerjoin(_TRACK, _TRACK.c.id == g.c.track_id)
-    )
+        query = query.where(SE.c.member.in_(members))
     out: dict[Key, Control] = {}
-    for r in conn.execute(query).all():
-        out[(r[0], r[1])] = Control(
-            r[2],
-            float(r[3] or 0.0),
-            float(r[4] or 0.0),
-            to_datetime(r[5]),
-            r[6],
-            r[7],
-            r[8],
-            r[9],
-            int(r[10]),
-        )
+    for i, member, skill, kind, value, day, at, execution, track, at_pos in conn.execute(
+        query.order_by(SE.c.id)
+    ).all():
+        c = out.get((member, skill))
+        if c is None:
+            c = out[(member, skill)] = Control(None, 0.0, 0.0, None, None, None, None, None, 0)
+        if kind in ENTER_KINDS:
+            c.enter_id, c.enter_value, c.enter_day = i, float(value), float(day)
+            c.enter_at, c.enter_execution, c.enter_pos = to_datetime(at), execution, at_pos
+        elif kind == "forgotten":
+            c.forgot_id = i
+        elif kind == "track_changed":
+            c.track = track
+        else:
+            c.n_revalued += 1
     return out
 
 

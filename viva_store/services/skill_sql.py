@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, cast
 
-from sqlalchemy import Connection, String, case, func, literal
+from sqlalchemy import Connection, Float, String, func
 from sqlalchemy.engine import Dialect
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql import ClauseElement
@@ -297,17 +297,36 @@ def _hidden(element: sqlite_unindexed, compiler: SQLCompiler, **kw: Any) -> str:
     return f"({compiler.process(element.clauses, **kw)} || '')"
 
 
+class greatest(FunctionElement[float]):
+    """The larger of two numbers, neither NULL: ``GREATEST`` (PostgreSQL, which would
+    ignore a NULL), SQLite's two-argument ``max`` (which would return NULL)."""
+
+    type = Float()
+    inherit_cache = True
+
+
+@compiles(greatest)
+def _greatest(element: greatest, compiler: SQLCompiler, **kw: Any) -> str:
+    return f"GREATEST({compiler.process(element.clauses, **kw)})"
+
+
+@compiles(greatest, "sqlite")
+def _sqlite_max(element: greatest, compiler: SQLCompiler, **kw: Any) -> str:
+    return f"max({compiler.process(element.clauses, **kw)})"
+
+
 EXP_FLOOR = -700.0
 """Where :func:`decay` stops: PostgreSQL's ``exp`` raises an error on underflow (below
 about -745) where C's returns 0; ``e^-700`` is as good as 0 beside any term that counts."""
 
 
 def decay(exponent: Any) -> Any:
-    """``exp(exponent)`` in SQL, the exponent held at or above :data:`EXP_FLOOR`; NULL for
-    NULL (a ``CASE``, not ``GREATEST``, which on PostgreSQL would turn NULL into the floor
-    and give a use off the axis a term)."""
-    held = case((exponent < EXP_FLOOR, literal(EXP_FLOOR)), else_=exponent)
-    return func.exp(held)
+    """``exp(exponent)`` in SQL, the exponent held at or above :data:`EXP_FLOOR`.
+
+    The exponent must not be NULL: the engines' ``GREATEST`` differ there (PostgreSQL's
+    would give a NULL the floor, and a row that should add nothing a term), so an
+    aggregate over rows where it can be NULL filters them out (``FILTER``)."""
+    return func.exp(greatest(exponent, EXP_FLOOR))
 
 
 def chunks(values: Sequence[Any], size: int = 500) -> list[Sequence[Any]]:
