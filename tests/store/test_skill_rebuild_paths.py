@@ -4,7 +4,7 @@ The rebuild sums most pairs' uses in one SQL aggregate against one shift for eve
 member, places what SQL does not (loose uses, entries tied to executions) in Python,
 and leaves to the per-pair path the pairs whose sums would leave the floating-point
 range. Each case ends with the cache equal to the rebuild and to the pure reference,
-and checks which path the pairs took.
+and checks which path the pairs took; a rebuild writes only the rows it changes.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
+from sqlalchemy import Connection, and_, delete, update
 
 from tests.store.test_skillset_support import (
     T0,
@@ -24,9 +25,9 @@ from tests.store.test_skillset_support import (
 )
 from viva_store.services.executions import start_execution
 from viva_store.services.grants import issue_grant, resolve_actor
-from viva_store.services.skill_rebuild import compute_states
+from viva_store.services.skill_rebuild import compute_states, write_states
 from viva_store.services.skill_scan import shifts
-from viva_store.services.skill_sql import SE, skill_params
+from viva_store.services.skill_sql import MS, SE, skill_params
 from viva_store.services.skill_uses import record_use
 from viva_store.services.skillset import add_skill
 from viva_store.store import Context
@@ -111,4 +112,30 @@ def test_a_loose_use_tied_to_nothing_is_placed_at_its_instant(
         deven.to(deven.now + 24)
     assert paths(ctx)["slow"] == 0
     assert skills(ctx, "deven")["incident-triage"].uses == 2
+    assert_cache_is_a_rebuild(ctx)
+
+
+def test_a_rebuild_writes_only_the_rows_it_changes(
+    ctx: Context, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    set_born(ctx, T0 - timedelta(days=365))
+    deven = Axis(ctx, monkeypatch, "deven", timedelta(hours=1))
+    deven.to(3)
+    add_skill(ctx, "deven", "incident-triage")
+    record_use(ctx, "deven", "incident-triage", "success", session=deven.ids[-1])
+    params = skill_params(ctx.store.config.section("skills"))
+
+    def rebuild(conn: Connection) -> int:
+        states, counts = compute_states(conn, params, ctx.store.now(), ["deven"])
+        return write_states(conn, ["deven"], states, counts, ctx.store.now())
+
+    ctx.store.write(rebuild)  # the cache is the rebuild's to the last bit from here on
+    assert ctx.store.write(rebuild) == 0
+    pair = and_(MS.c.member == "deven", MS.c.skill == "incident-triage")
+    ctx.store.write(lambda c: c.execute(update(MS).where(pair).values(w_ref=MS.c.w_ref + 1)))
+    assert ctx.store.write(rebuild) == 1
+    assert_cache_is_a_rebuild(ctx)
+    rows = len(skills(ctx, "deven"))
+    ctx.store.write(lambda c: c.execute(delete(MS).where(MS.c.member == "deven")))
+    assert ctx.store.write(rebuild) == rows
     assert_cache_is_a_rebuild(ctx)

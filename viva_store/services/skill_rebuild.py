@@ -26,7 +26,7 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, case, delete, insert, select
+from sqlalchemy import Connection, case, delete, insert, select, tuple_
 
 from viva_store.clock import as_utc
 from viva_store.services.skill_axis import load_anchors, load_axes, save_counts, tau
@@ -40,7 +40,7 @@ from viva_store.services.skill_sql import (
     chunks,
     day_of,
 )
-from viva_store.services.skill_state import PairState, state_from_events
+from viva_store.services.skill_state import COLUMNS, PairState, state_from_events
 from viva_store.skills.params import SkillParams, Track
 
 
@@ -284,21 +284,45 @@ def _insert_cache(conn: Connection, rows: list[dict[str, Any]]) -> None:
             copy.write_row([row[c] for c in columns])
 
 
+def _cached(conn: Connection, members: list[str]) -> dict[Key, PairState]:
+    """The cache rows of ``members`` as they stand."""
+    query = select(*(MS.c[c] for c in COLUMNS))
+    out: dict[Key, PairState] = {}
+    for part in chunks(members):
+        for row in conn.execute(query.where(MS.c.member.in_(part))).all():
+            state = PairState.from_row(tuple(row))
+            out[(state.member, state.skill)] = state
+    return out
+
+
 def write_states(
     conn: Connection,
     members: Iterable[str],
     states: dict[Key, PairState],
     counts: dict[str, int],
     now: datetime,
-) -> None:
-    """Replace the cache rows and the axis counts of ``members`` with a rebuild's."""
+) -> int:
+    """Make the cache rows and the axis counts of ``members`` a rebuild's (``states``).
+
+    Rows the rebuild left as they were are not written again (a rebuild after a session
+    is filed changes the rows of the skills used in it, not the member's whole set);
+    returns how many rows were written.
+    """
     names = sorted(set(members))
-    for part in chunks(names):
-        conn.execute(delete(MS).where(MS.c.member.in_(part)))
     chosen = set(names)
-    rows = [{**s.values(), "updated_at": now} for k, s in states.items() if k[0] in chosen]
+    new = {k: s for k, s in states.items() if k[0] in chosen}
+    cached = _cached(conn, names)
+    stale = [k for k, s in cached.items() if new.get(k) != s]
+    if len(stale) == len(cached):
+        for part in chunks(names):
+            conn.execute(delete(MS).where(MS.c.member.in_(part)))
+    else:
+        for keys in chunks(stale):
+            conn.execute(delete(MS).where(tuple_(MS.c.member, MS.c.skill).in_(keys)))
+    rows = [{**s.values(), "updated_at": now} for k, s in new.items() if cached.get(k) != s]
     _insert_cache(conn, rows)
     save_counts(conn, {name: counts.get(name, 0) for name in names})
+    return len(rows)
 
 
 def rebuild_members(
