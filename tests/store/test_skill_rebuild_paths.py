@@ -1,8 +1,8 @@
 """The bulk rebuild's paths agree with the per-pair reference at their edges.
 
 The rebuild sums most pairs' uses in one SQL aggregate against one shift for every
-member, places what SQL does not (loose uses, entries tied to executions) in Python,
-and leaves to the per-pair path the pairs whose sums would leave the floating-point
+member, places loose uses and entries by SQL probes and what is tied to an execution in
+Python, and leaves to the per-pair path the pairs whose sums would leave the floating-point
 range. Each case ends with the cache equal to the rebuild and to the pure reference,
 and checks which path the pairs took; a rebuild writes only the rows it changes.
 """

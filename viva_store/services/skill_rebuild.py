@@ -3,7 +3,8 @@
 A rebuild recomputes every position from the member's current session axis, then the
 weights, set membership, tracks and use counts from the log. It runs when a member's
 axis changes (a session classified, unclassified or attributed by an execution), when a
-skill changes track, and on demand; it never reads the cache it replaces.
+skill changes track, and on demand. Its states never come from the cache it replaces;
+writing them, it compares with the cache to leave equal rows alone.
 
 Most (member, skill) pairs have a simple history — one entry into the set, then uses —
 and their weight is the closed form ``W(A) = Σ v_j · 2^(−(A − a_j)/h)``, kept as its
