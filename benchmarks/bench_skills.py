@@ -3,10 +3,10 @@
 Issue 5's targets, on one store built here (5 members × 200 skills, a 200-skill library):
 
 * rebuilding the weights of 1,000,000 skill events within 1.5× a plain SQL aggregate over
-  the same table — as a rebuild usually finds the cache (equal to the log: nothing to
-  write), and with every cache row made stale first (all rewritten) — (floor: ``SELECT
+  the same table, as a rebuild usually finds the cache (equal to the log: nothing to
+  write) and with every cache row made stale first (all rewritten); floor: ``SELECT
   member, skill, count(*), sum(value) FROM skill_event GROUP BY member, skill``, as the
-  engine plans it, and forced to a full scan on SQLite);
+  engine plans it, and forced to a full scan on SQLite;
 * a single committed use ≤ 110 µs (the service's transaction: the credit check, the
   position on the axis, the event, the O(1) fold into the cache; floor: an empty
   committed write transaction, and one bare INSERT in one);
