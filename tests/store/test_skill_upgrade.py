@@ -55,3 +55,28 @@ def test_0011_drops_the_cache_keys_and_keeps_its_rows(config: Config) -> None:
         assert_cache_is_a_rebuild(Context(store, OWNER))
     finally:
         store.close()
+
+
+def test_postgresql_reads_the_uses_by_their_covering_index(config: Config) -> None:
+    """Migration 0012 (PostgreSQL only): the rebuild's aggregate of the uses can be an
+    index-only scan of ``ix_skill_event_uses`` once the table's pages are all-visible."""
+    store = Store.open(config)
+    try:
+        names = [i["name"] for i in inspect(store.engine).get_indexes("skill_event")]
+        if store.engine.dialect.name != "postgresql":
+            assert "ix_skill_event_uses" not in names  # a SQLite use keeps one index less
+            return
+        assert "ix_skill_event_uses" in names
+        with store.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as c:
+            c.exec_driver_sql("VACUUM (ANALYZE) skill_event")
+            c.exec_driver_sql("SET enable_seqscan = off")  # an empty table: scans are free
+            plan = "\n".join(
+                r[0]
+                for r in c.exec_driver_sql(
+                    "EXPLAIN SELECT member, skill, count(*), sum(value), max(day), min(id) "
+                    "FROM skill_event WHERE kind = 'used' GROUP BY member, skill"
+                )
+            )
+        assert "Index Only Scan using ix_skill_event_uses" in plan, plan
+    finally:
+        store.close()

@@ -51,6 +51,9 @@ CONTROL_KINDS = (*ENTER_KINDS, "revalued", "track_changed", "forgotten")
 # repeats the index's predicate term for term.
 _CONTROL = SE.c.kind.in_([literal_column(f"'{k}'") for k in CONTROL_KINDS])
 _ENTER = SE.c.kind.in_([literal_column(f"'{k}'") for k in ENTER_KINDS])
+# The predicate of ``ix_skill_event_uses`` (migration 0012, PostgreSQL), written out so
+# that the planner can match it: the uses by an index-only scan.
+_USED = SE.c.kind == literal_column("'used'")
 RANGE = 600.0
 """Largest exponent, in e-folds, a pair's greatest term may lose to its shift (e^-600 is
 still a normal double; e^-745 is zero; SQL holds each exponent at -700 or above)."""
@@ -177,7 +180,7 @@ def _uses(
         .select_from(
             SE.outerjoin(AX, and_(AX.c.session_id == SE.c.session_id, AX.c.member == SE.c.member))
         )
-        .where(SE.c.kind == "used", *_member_filter(SE.c.member, members))
+        .where(_USED, *_member_filter(SE.c.member, members))
         .group_by(member, skill)
     )
     out: dict[Key, Uses] = {}
