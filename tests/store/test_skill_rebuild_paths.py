@@ -129,7 +129,7 @@ def test_a_rebuild_writes_only_the_rows_it_changes(
         states, counts = compute_states(conn, params, ctx.store.now(), ["deven"])
         return write_states(conn, ["deven"], states, counts, ctx.store.now())
 
-    ctx.store.write(rebuild)  # the cache is the rebuild's to the last bit from here on
+    ctx.store.write(rebuild)  # whatever the use left to rounding, the rebuild owns it now
     assert ctx.store.write(rebuild) == 0
     pair = and_(MS.c.member == "deven", MS.c.skill == "incident-triage")
     ctx.store.write(lambda c: c.execute(update(MS).where(pair).values(w_ref=MS.c.w_ref + 1)))

@@ -32,7 +32,7 @@ from sqlalchemy import Connection, case, delete, insert, select, tuple_
 from viva_store.clock import as_utc
 from viva_store.services.skill_axis import load_anchors, load_axes, save_counts, tau
 from viva_store.services.skill_axis_table import Placer, axis_counts
-from viva_store.services.skill_pair import load_pair_events, members_natives
+from viva_store.services.skill_pair import load_pair_events, members_natives, same_state
 from viva_store.services.skill_scan import Control, Key, Uses, count_at, fits, scan, shifts
 from viva_store.services.skill_sql import (
     MS,
@@ -305,22 +305,25 @@ def write_states(
 ) -> int:
     """Make the cache rows and the axis counts of ``members`` a rebuild's (``states``).
 
-    Rows the rebuild left as they were are not written again (a rebuild after a session
-    is filed changes the rows of the skills used in it, not the member's whole set);
-    returns how many rows were written.
+    Rows the rebuild left as they were — up to the rounding of the weights, as
+    :func:`~viva_store.services.skill_pair.same_state` compares them (a parallel sum
+    adds in no fixed order) — are not written again: a rebuild after a session is filed
+    changes the rows of the skills used in it, not the member's whole set. Returns how
+    many rows were written.
     """
     names = sorted(set(members))
     chosen = set(names)
     new = {k: s for k, s in states.items() if k[0] in chosen}
     cached = _cached(conn, names)
-    stale = [k for k, s in cached.items() if new.get(k) != s]
+    kept = {k for k, s in cached.items() if k in new and same_state(new[k], s)}
+    stale = [k for k in cached if k not in kept]
     if len(stale) == len(cached):
         for part in chunks(names):
             conn.execute(delete(MS).where(MS.c.member.in_(part)))
     else:
         for keys in chunks(stale):
             conn.execute(delete(MS).where(tuple_(MS.c.member, MS.c.skill).in_(keys)))
-    rows = [{**s.values(), "updated_at": now} for k, s in new.items() if cached.get(k) != s]
+    rows = [{**s.values(), "updated_at": now} for k, s in new.items() if k not in kept]
     _insert_cache(conn, rows)
     save_counts(conn, {name: counts.get(name, 0) for name in names})
     return len(rows)
