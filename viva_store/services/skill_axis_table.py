@@ -70,7 +70,7 @@ def axis_counts(conn: Connection, members: Sequence[str]) -> dict[str, int]:
     ordinal of its latest session, one probe of the start index per member."""
     out: dict[str, int] = {}
     for part in chunks(list(members), 100):
-        found = conn.execute(select(*(_probe(m, None) for m in part))).one()
+        found = conn.execute(select(*(latest_ordinal(m) for m in part))).one()
         for member, n in zip(part, found, strict=True):
             out[member] = 0 if n is None else int(n)
     return out
@@ -86,13 +86,16 @@ def stale_axes(conn: Connection, members: Sequence[str], axes: dict[str, Axis]) 
     return [m for m in members if stored.get(m, {}) != (axes[m].ordinal if m in axes else {})]
 
 
-def _probe(member: str, t: datetime | None) -> Any:
-    # Ordinals follow (started_at, id): the count at t (None: ever) is the ordinal of the
-    # last session started at or before it (one probe of the start index).
-    query = select(AX.c.ordinal).where(AX.c.member == member)
-    if t is not None:
-        query = query.where(AX.c.started_at <= t)
-    order = (AX.c.member.desc(), AX.c.started_at.desc(), AX.c.session_id.desc())
+def latest_ordinal(member: Any, at: Any = None) -> Any:
+    """The ordinal of ``member``'s last axis session started at or before ``at`` (None:
+    ever) — the number of its sessions by then, NULL for none — as a scalar subquery, one
+    probe of the start index. ``member`` and ``at`` are values or columns of an outer
+    query (which may join the axis itself: the probe reads its own alias)."""
+    x = AX.alias("x")
+    query = select(x.c.ordinal).where(x.c.member == member)
+    if at is not None:
+        query = query.where(x.c.started_at <= at)
+    order = (x.c.member.desc(), x.c.started_at.desc(), x.c.session_id.desc())
     return query.order_by(*order).limit(1).scalar_subquery()
 
 
@@ -103,7 +106,7 @@ _PROBE_SQL = (
 
 
 def _run_probes(conn: Connection, probes: Sequence[tuple[str, datetime]]) -> list[int]:
-    """:func:`_probe` for many instants in one statement, written as SQL text: building
+    """:func:`latest_ordinal` for many instants in one statement, written as SQL text: building
     that many Core selects cost more than running them (~10 ms for 50)."""
     mark = "?" if conn.dialect.paramstyle == "qmark" else "%s"
     sql = "SELECT " + ", ".join([_PROBE_SQL.format(p=mark)] * len(probes))
@@ -179,4 +182,12 @@ class Placer:
         return self._count[(member, tau(self.anchors, session_id, execution_id, as_utc(at)))]
 
 
-__all__ = ["AX", "Placer", "axis_counts", "live_rows", "refresh_axes", "stale_axes"]
+__all__ = [
+    "AX",
+    "Placer",
+    "axis_counts",
+    "latest_ordinal",
+    "live_rows",
+    "refresh_axes",
+    "stale_axes",
+]

@@ -40,7 +40,7 @@ from sqlalchemy import (
     select,
 )
 
-from viva_store.services.skill_axis_table import AX
+from viva_store.services.skill_axis_table import AX, latest_ordinal
 from viva_store.services.skill_sql import ENTER_KINDS, SE, decay, sqlite_unindexed, to_datetime
 from viva_store.skills.params import SkillParams
 
@@ -116,17 +116,8 @@ def fits(uses: Uses | None, shift: int, params: SkillParams, ref_day: float) -> 
 
 def count_at(member: Any, at: Any) -> Any:
     """The number of ``member``'s axis sessions started at or before ``at`` (columns of
-    the outer query): the ordinal of the last of them, one probe of the start index."""
-    x = AX.alias("x")  # not the outer query's axis, which the probe must not correlate to
-    order = (x.c.member.desc(), x.c.started_at.desc(), x.c.session_id.desc())
-    latest = (
-        select(x.c.ordinal)
-        .where(x.c.member == member, x.c.started_at <= at)
-        .order_by(*order)
-        .limit(1)
-        .scalar_subquery()
-    )
-    return func.coalesce(latest, 0)
+    the outer query): one probe of the start index, 0 for none."""
+    return func.coalesce(latest_ordinal(member, at), 0)
 
 
 def _member_filter(column: Any, members: list[str] | None) -> list[Any]:
