@@ -41,6 +41,16 @@ def paths(ctx: Context) -> dict[str, int]:
     return stats
 
 
+@pytest.fixture
+def deven(ctx: Context, monkeypatch: pytest.MonkeyPatch) -> Axis:
+    """Deven's axis, a session an hour, in a store past its trial month, with
+    incident-triage in his set."""
+    set_born(ctx, T0 - timedelta(days=365))
+    axis = Axis(ctx, monkeypatch, "deven", timedelta(hours=1))
+    add_skill(ctx, "deven", "incident-triage")
+    return axis
+
+
 def test_members_share_one_shift_unless_their_counts_are_far_apart() -> None:
     params = skill_params({"half_life_sessions": 2.0})  # 300 e-folds: 866 sessions
     assert shifts({"deven": 10, "alice": 800}, params) == {"deven": 800, "alice": 800}
@@ -80,12 +90,9 @@ def test_a_pair_idle_beyond_the_sums_range_is_rebuilt_one_by_one(
 
 
 def test_a_use_tied_to_a_running_execution_is_placed_at_the_executions_start(
-    ctx: Context, monkeypatch: pytest.MonkeyPatch
+    ctx: Context, monkeypatch: pytest.MonkeyPatch, deven: Axis
 ) -> None:
-    set_born(ctx, T0 - timedelta(days=365))
-    deven = Axis(ctx, monkeypatch, "deven", timedelta(hours=1))
     deven.to(3)
-    add_skill(ctx, "deven", "incident-triage")
     grant = issue_grant(ctx, "deven")
     start_execution(ctx, "deven", "claude-code", "/home/deven/work", grant_id=grant.id)
     member = ctx.as_actor(resolve_actor(ctx.store, grant.token))
@@ -100,12 +107,9 @@ def test_a_use_tied_to_a_running_execution_is_placed_at_the_executions_start(
 
 
 def test_a_loose_use_tied_to_nothing_is_placed_at_its_instant(
-    ctx: Context, monkeypatch: pytest.MonkeyPatch
+    ctx: Context, monkeypatch: pytest.MonkeyPatch, deven: Axis
 ) -> None:
-    set_born(ctx, T0 - timedelta(days=365))
-    deven = Axis(ctx, monkeypatch, "deven", timedelta(hours=1))
     deven.to(2)
-    add_skill(ctx, "deven", "incident-triage")
     for _ in range(2):  # two loose uses a day apart: the pair's index is walked
         set_now(monkeypatch, deven.start_of(deven.now) + timedelta(minutes=10))
         assert record_use(ctx, "deven", "incident-triage", "success").credited
@@ -115,13 +119,8 @@ def test_a_loose_use_tied_to_nothing_is_placed_at_its_instant(
     assert_cache_is_a_rebuild(ctx)
 
 
-def test_a_rebuild_writes_only_the_rows_it_changes(
-    ctx: Context, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    set_born(ctx, T0 - timedelta(days=365))
-    deven = Axis(ctx, monkeypatch, "deven", timedelta(hours=1))
+def test_a_rebuild_writes_only_the_rows_it_changes(ctx: Context, deven: Axis) -> None:
     deven.to(3)
-    add_skill(ctx, "deven", "incident-triage")
     record_use(ctx, "deven", "incident-triage", "success", session=deven.ids[-1])
     params = skill_params(ctx.store.config.section("skills"))
 
