@@ -6,6 +6,14 @@ busy timeout and recursive triggers (so a REPLACE conflict clause fires the
 append-only ``DELETE`` guards); write transactions start with
 ``BEGIN IMMEDIATE`` so the write lock is taken up front rather than upgraded
 half-way, which is what makes "database is locked" retryable.
+
+On PostgreSQL a write transaction takes the same one lock up front: a
+transaction-scoped advisory lock of the store (:data:`PG_WRITE_LOCK`), so
+writers run one at a time there too. The services read, then write on what they
+read — a use checks for a credit and folds into the cached state, a rebuild
+recomputes the cache from the log and the axis — and at PostgreSQL's default
+isolation two writers could otherwise both act on the same state: two credited
+uses of one session, a cache that lost a use. Readers never wait for it.
 """
 
 from __future__ import annotations
@@ -29,6 +37,18 @@ T = TypeVar("T")
 BUSY_TIMEOUT_MS = 10_000
 WRITE_RETRIES = 8
 _WRITE = "viva_write"
+PG_WRITE_LOCK = (
+    # Keyed by ("viva", the store's schema): stores in one database do not wait for each
+    # other. Waited for up to the busy timeout, then retried as SQLite's busy store is.
+    f"SELECT set_config('lock_timeout', '{BUSY_TIMEOUT_MS}ms', true), "
+    "pg_advisory_xact_lock(1986622561, current_schema()::regnamespace::oid::int4)"
+)
+"""The statement a PostgreSQL write transaction begins with (see the module)."""
+_RETRY_STATES = {
+    "40001",  # serialization failure
+    "40P01",  # deadlock detected
+    "55P03",  # lock not available: the write lock's timeout
+}
 
 
 def _sqlite_file(url: str) -> Path | None:
@@ -50,7 +70,9 @@ def _create_private_file(path: Path) -> None:
 def make_engine(url: str) -> Engine:
     """Make the process's engine for ``url`` (any SQLAlchemy URL)."""
     if not url.startswith("sqlite"):
-        return create_engine(url, pool_pre_ping=True, future=True)
+        engine = create_engine(url, pool_pre_ping=True, future=True)
+        _install_write_lock(engine)
+        return engine
     path = _sqlite_file(url)
     if path is None:
         engine = create_engine(url, connect_args={"check_same_thread": False}, poolclass=StaticPool)
@@ -83,9 +105,21 @@ def _install_sqlite_hooks(engine: Engine, *, wal: bool) -> None:
         conn.exec_driver_sql(f"BEGIN {mode}")
 
 
-def _is_busy(exc: OperationalError) -> bool:
-    text = str(exc.orig).lower()
-    return "locked" in text or "busy" in text or "could not serialize" in text
+def _install_write_lock(engine: Engine) -> None:
+    @event.listens_for(engine, "begin")
+    def _on_begin(conn: Connection) -> None:
+        if conn.get_execution_options().get(_WRITE):
+            conn.exec_driver_sql(PG_WRITE_LOCK)
+
+
+def is_busy(exc: BaseException) -> bool:
+    """Whether ``exc`` (the DBAPI's, or SQLAlchemy's wrapping it) says the store is busy
+    — another writer holds it — so that the transaction may be tried again."""
+    orig = getattr(exc, "orig", exc)
+    if getattr(orig, "sqlstate", None) in _RETRY_STATES:
+        return True
+    text = str(orig).lower()
+    return type(orig).__name__ == "OperationalError" and ("locked" in text or "busy" in text)
 
 
 def with_retries(attempt: Callable[[], T], busy: Callable[[Exception], bool]) -> T:
@@ -118,11 +152,11 @@ def write(engine: Engine, work: Callable[[Connection], T]) -> T:
             with engine.connect().execution_options(**{_WRITE: True}) as conn, conn.begin():
                 return work(conn)
         except OperationalError as exc:
-            if _is_busy(exc):
+            if is_busy(exc):
                 raise
             raise StoreError(f"cannot write the store: {exc.orig}") from exc
 
-    return with_retries(attempt, lambda exc: isinstance(exc, OperationalError) and _is_busy(exc))
+    return with_retries(attempt, lambda exc: isinstance(exc, OperationalError) and is_busy(exc))
 
 
 def read(engine: Engine, work: Callable[[Connection], T]) -> T:

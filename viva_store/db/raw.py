@@ -6,7 +6,8 @@ events, commit, pool reset) costs more than the statements. :class:`RawWriter` r
 work on a DBAPI connection of the engine's pool instead, with the guarantees of
 :func:`viva_store.db.engine.write`: the connection is set up by the engine's ``connect``
 hook (on SQLite: WAL, busy timeout, foreign keys), the write lock is taken up front
-(``BEGIN IMMEDIATE`` on SQLite), a busy store is retried with the same back-off, and
+(``BEGIN IMMEDIATE`` on SQLite, :data:`~viva_store.db.engine.PG_WRITE_LOCK` on
+PostgreSQL), a busy store is retried with the same back-off, and
 anything raised rolls the transaction back. The append-only guards are triggers in the
 database, so they hold whichever way a statement arrives.
 """
@@ -21,10 +22,9 @@ from sqlalchemy import Engine
 from sqlalchemy.engine import Dialect
 from sqlalchemy.pool import PoolProxiedConnection
 
-from viva_store.db.engine import with_retries
+from viva_store.db.engine import PG_WRITE_LOCK, is_busy, with_retries
 
 T = TypeVar("T")
-_RETRY_STATES = {"40001", "40P01"}  # PostgreSQL: serialization failure, deadlock
 
 
 class RawTx:
@@ -43,13 +43,6 @@ class NeedsCore(Exception):
     transaction is rolled back (nothing was written) and the caller takes that path."""
 
 
-def _busy(exc: BaseException) -> bool:
-    if getattr(exc, "sqlstate", None) in _RETRY_STATES:
-        return True
-    text = str(exc).lower()
-    return type(exc).__name__ == "OperationalError" and ("locked" in text or "busy" in text)
-
-
 def _broken(fairy: PoolProxiedConnection) -> bool:
     dbapi: Any = fairy.driver_connection
     return bool(getattr(dbapi, "closed", False) or getattr(dbapi, "broken", False))
@@ -59,8 +52,7 @@ def _run(fairy: PoolProxiedConnection, dialect: Dialect, work: Callable[[RawTx],
     dbapi: Any = fairy.driver_connection
     tx = RawTx(dbapi, dialect)
     try:
-        if dialect.name == "sqlite":
-            tx.cursor.execute("BEGIN IMMEDIATE")
+        tx.cursor.execute("BEGIN IMMEDIATE" if dialect.name == "sqlite" else PG_WRITE_LOCK)
         result = work(tx)
         dbapi.commit()
         return result
@@ -112,7 +104,7 @@ class RawWriter:
 
     def write(self, work: Callable[[RawTx], T]) -> T:
         """Run ``work`` in one write transaction, retrying while the store is busy."""
-        return with_retries(lambda: self._attempt(work), _busy)
+        return with_retries(lambda: self._attempt(work), is_busy)
 
     def close(self) -> None:
         """Give the held connection back to the pool."""

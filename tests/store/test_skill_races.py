@@ -1,0 +1,107 @@
+"""Two `viva skill use` processes at once: still one credited use per session, and a cache
+that equals a rebuild.
+
+Each use reads the pair's state, then writes the event and the folded cache row. Two
+uses of one pair in one session that both read before either writes would both find no
+credit and both fold into the same state: a second credited use, and a cache that lost
+one. SQLite takes the write lock up front (the second waits before it reads); on
+PostgreSQL the write transactions are serializable, so the second fails, is retried and
+then finds the first's credit. Each test holds both uses between their read and their
+write until both have read (or, where the engine makes the second wait, for a moment).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from datetime import timedelta
+from typing import Any
+
+import pytest
+
+from tests.store.test_skill_hot import used
+from tests.store.test_skillset_support import T0, Axis, assert_cache_is_a_rebuild, set_born, skills
+from viva_store.access import OWNER
+from viva_store.config import Config
+from viva_store.services import skill_credit, skill_named
+from viva_store.services.skill_credit import Credit
+from viva_store.services.skill_uses import record_use
+from viva_store.store import Context, Store
+
+WAIT = 1.0  # seconds a use waits for the other to have read too
+
+
+@pytest.fixture
+def deven(ctx: Context, monkeypatch: pytest.MonkeyPatch) -> Axis:
+    set_born(ctx, T0 - timedelta(days=90))
+    return Axis(ctx, monkeypatch, "deven", timedelta(hours=1))
+
+
+def held(original: Callable[..., Any], barrier: threading.Barrier, *, after: bool) -> Any:
+    """``original``, whose first call in each thread waits (after it returns, or before it
+    runs) for the other thread's."""
+    waited = threading.local()
+
+    def wait() -> None:
+        if not getattr(waited, "done", False):
+            waited.done = True
+            # Broken: the engine made the other use wait for this one's commit.
+            with contextlib.suppress(threading.BrokenBarrierError):
+                barrier.wait(WAIT)
+
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        if not after:
+            wait()
+        out = original(*args, **kwargs)
+        if after:
+            wait()
+        return out
+
+    return wrapper
+
+
+def race(config: Config, session: str) -> list[Credit]:
+    """Two processes' worth of `viva skill use deven code-review --session ...` at once."""
+
+    def one(_: int) -> Credit:
+        store = Store.open(config)
+        try:
+            return record_use(Context(store, OWNER), "deven", "code-review", "success", session)
+        finally:
+            store.close()
+
+    with ThreadPoolExecutor(2) as pool:
+        return list(pool.map(one, range(2)))
+
+
+def test_two_uses_at_once_by_the_hot_path_credit_one(
+    deven: Axis, config: Config, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    [session] = deven.advance(1)
+    barrier = threading.Barrier(2)
+    monkeypatch.setattr(skill_named, "_state", held(skill_named._state, barrier, after=True))
+    credits = race(config, session)
+    assert sorted(c.credited for c in credits) == [False, True]
+    assert len({c.event_id for c in credits}) == 1
+    assert used(deven.ctx) == 1
+    assert skills(deven.ctx, "deven")["code-review"].uses == 1
+    assert_cache_is_a_rebuild(deven.ctx)
+
+
+def test_two_uses_at_once_by_the_core_path_credit_one(
+    deven: Axis, config: Config, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    [session] = deven.advance(1)
+    barrier = threading.Barrier(2)
+    # A prefix of the session's id is resolved on the Core path (`credit`), which reads
+    # the state and the credit check in one statement and then appends the event.
+    monkeypatch.setattr(
+        skill_credit, "append_event", held(skill_credit.append_event, barrier, after=False)
+    )
+    credits = race(config, session[:-2])
+    assert sorted(c.credited for c in credits) == [False, True]
+    assert used(deven.ctx) == 1
+    assert skills(deven.ctx, "deven")["code-review"].uses == 1
+    assert_cache_is_a_rebuild(deven.ctx)
