@@ -1,17 +1,31 @@
-"""Opening a store: migrations, the SQLite file's mode, the schema matching the models."""
+"""Opening a store: migrations, the SQLite file's mode, the schema matching the models;
+what a read transaction guarantees."""
 
 from __future__ import annotations
 
 import stat
 
 import pytest
-from sqlalchemy import BigInteger, inspect
+from sqlalchemy import BigInteger, Connection, func, insert, inspect, select
+from sqlalchemy.exc import InternalError
 from sqlmodel import SQLModel
 
 import viva_store.db.tables  # noqa: F401 - registers the table models
+from tests.conftest import PG_URL
 from viva_store.config import Config
 from viva_store.db.migrate import current_revision, head_revision
+from viva_store.db.tables_skills import StoreMeta
 from viva_store.store import Store
+
+META = StoreMeta.__table__  # type: ignore[attr-defined]
+
+
+def _keys(conn: Connection) -> int:
+    return int(conn.execute(select(func.count()).select_from(META)).scalar_one())
+
+
+def _add_key(conn: Connection) -> None:
+    conn.execute(insert(META).values(key="probe", value="x"))
 
 
 def test_a_new_store_is_migrated_to_head(store: Store) -> None:
@@ -51,3 +65,28 @@ def test_sqlite_file_and_wal_are_private(config: Config) -> None:
     assert store.read(lambda c: c.exec_driver_sql("PRAGMA foreign_keys").scalar()) == 1
     assert store.read(lambda c: c.exec_driver_sql("PRAGMA recursive_triggers").scalar()) == 1
     store.close()
+
+
+def test_a_read_is_one_snapshot_while_another_process_writes(store: Store, config: Config) -> None:
+    other = Store.open(config)
+
+    def work(conn: Connection) -> tuple[int, int]:
+        before = _keys(conn)
+        other.write(_add_key)  # commits while the read is open
+        return before, _keys(conn)
+
+    try:
+        before, after = store.read(work)
+    finally:
+        other.close()
+    assert after == before
+    assert store.read(_keys) == before + 1
+
+
+def test_a_write_slipped_into_a_read_fails_on_postgresql(store: Store) -> None:
+    if not PG_URL:
+        pytest.skip("SQLite has no read-only transactions: its reads are kept by review")
+    with pytest.raises(InternalError, match="read-only transaction"):
+        store.read(_add_key)
+    probe = select(META.c.key).where(META.c.key == "probe")
+    assert store.read(lambda conn: conn.execute(probe).first()) is None

@@ -159,7 +159,17 @@ def write(engine: Engine, work: Callable[[Connection], T]) -> T:
     return with_retries(attempt, lambda exc: isinstance(exc, OperationalError) and is_busy(exc))
 
 
+_PG_READ = {"isolation_level": "REPEATABLE READ", "postgresql_readonly": True}
+
+
 def read(engine: Engine, work: Callable[[Connection], T]) -> T:
-    """Run ``work`` in one read transaction (a consistent snapshot)."""
-    with engine.connect() as conn, conn.begin():
-        return work(conn)
+    """Run ``work`` in one read transaction: one consistent snapshot of the store, whatever
+    commits meanwhile. SQLite's deferred transaction in WAL mode is one; PostgreSQL's
+    default isolation takes a snapshot per statement, so there the transaction is
+    ``REPEATABLE READ`` (which a reader never fails at) and ``READ ONLY``: a write slipped
+    into a read fails at once instead of going round the write lock."""
+    with engine.connect() as conn:
+        if engine.dialect.name != "sqlite":
+            conn = conn.execution_options(**_PG_READ)
+        with conn.begin():
+            return work(conn)
