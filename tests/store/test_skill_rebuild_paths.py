@@ -9,7 +9,9 @@ and checks which path the pairs took; a rebuild writes only the rows it changes.
 
 from __future__ import annotations
 
+from dataclasses import fields, replace
 from datetime import timedelta
+from typing import Any
 
 import pytest
 from sqlalchemy import Connection, and_, delete, update
@@ -25,9 +27,11 @@ from tests.store.test_skillset_support import (
 )
 from viva_store.services.executions import start_execution
 from viva_store.services.grants import issue_grant, resolve_actor
+from viva_store.services.skill_pair import same_state
 from viva_store.services.skill_rebuild import compute_states, write_states
 from viva_store.services.skill_scan import shifts
 from viva_store.services.skill_sql import MS, SE, skill_params
+from viva_store.services.skill_state import PairState
 from viva_store.services.skill_uses import record_use
 from viva_store.services.skillset import add_skill
 from viva_store.store import Context
@@ -138,3 +142,28 @@ def test_a_rebuild_writes_only_the_rows_it_changes(ctx: Context, deven: Axis) ->
     ctx.store.write(lambda c: c.execute(delete(MS).where(MS.c.member == "deven")))
     assert ctx.store.write(rebuild) == rows
     assert_cache_is_a_rebuild(ctx)
+
+
+def test_states_are_the_same_up_to_the_weights_rounding_and_no_further() -> None:
+    state = PairState(
+        "deven", "code-review", "session", "active", False, 1.5, 12.0, 3, 40, 2, 1.0, 0.0, None
+    )
+    assert same_state(state, replace(state, w_ref=1.5 * (1 + 1e-12), a_ref=12.0 + 1e-12))
+    assert not same_state(state, replace(state, w_ref=1.5 * (1 + 1e-6)))
+    assert not same_state(state, replace(state, a_ref=12.5))
+    changed: dict[str, Any] = {
+        "member": "alice",
+        "skill": "sqlite-migrations",
+        "track": "time",
+        "status": "forgotten",
+        "native": True,
+        "epoch_seq": 4,
+        "last_seq": None,
+        "uses": 3,
+        "entered_pos": 2.0,
+        "entered_day": 1.0,
+        "last_used_at": T0,
+    }
+    assert set(changed) | {"w_ref", "a_ref"} == {f.name for f in fields(PairState)}
+    for name, value in changed.items():
+        assert not same_state(state, replace(state, **{name: value})), name

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from dataclasses import replace
+from dataclasses import fields
 from datetime import datetime
+from operator import attrgetter
 
 from sqlalchemy import Connection, delete, insert, select
 
@@ -117,9 +118,13 @@ def read_cache(conn: Connection, members: Iterable[str] | None = None) -> dict[K
     return {(r.member, r.skill): PairState.from_row(r) for r in conn.execute(query)}
 
 
+_EXACT = attrgetter(*(f.name for f in fields(PairState) if f.name not in ("w_ref", "a_ref")))
+"""Every field of a cached state but the weight's two numbers."""
+
+
 def same_state(a: PairState, b: PairState, rel: float = 1e-9) -> bool:
     """Equal up to floating-point rounding of the weights (everything else exactly)."""
     close = math.isclose(a.w_ref, b.w_ref, rel_tol=rel, abs_tol=1e-12) and math.isclose(
         a.a_ref, b.a_ref, rel_tol=rel, abs_tol=1e-9
     )
-    return close and replace(a, w_ref=0.0, a_ref=0.0) == replace(b, w_ref=0.0, a_ref=0.0)
+    return close and _EXACT(a) == _EXACT(b)
