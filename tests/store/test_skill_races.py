@@ -4,10 +4,10 @@ that equals a rebuild.
 Each use reads the pair's state, then writes the event and the folded cache row. Two
 uses of one pair in one session that both read before either writes would both find no
 credit and both fold into the same state: a second credited use, and a cache that lost
-one. SQLite takes the write lock up front (the second waits before it reads); on
-PostgreSQL the write transactions are serializable, so the second fails, is retried and
-then finds the first's credit. Each test holds both uses between their read and their
-write until both have read (or, where the engine makes the second wait, for a moment).
+one. Every write transaction takes the store's write lock before it reads (SQLite's
+``BEGIN IMMEDIATE``, PostgreSQL's advisory lock), so the second waits for the first's
+commit and then finds its credit. Each test holds a use between its read and its write
+until the other has read too — or, as the lock makes the other wait, for a moment.
 """
 
 from __future__ import annotations
