@@ -10,7 +10,7 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 from sqlalchemy import BigInteger, Connection, func, insert, inspect, select
@@ -28,6 +28,7 @@ from viva_store.store import Store
 
 META = StoreMeta.__table__  # type: ignore[attr-defined]
 HELD = 0.3  # seconds a first writer keeps its transaction open
+T = TypeVar("T")
 
 
 def _keys(conn: Connection) -> int:
@@ -111,15 +112,22 @@ def _sees_raw(tx: RawTx) -> bool:
     return tx.cursor.fetchone() is not None
 
 
-def hold_write(store: Store, inside: threading.Event, seconds: float) -> Callable[[], None]:
-    """A write transaction that adds a key, says it is inside, and stays open a while."""
+def while_another_writes(writer: Store, action: Callable[[], T]) -> T:
+    """``action()``, run while ``writer`` holds a write transaction open — one that has
+    added the key "first" and stays open for :data:`HELD` seconds."""
+    inside = threading.Event()
 
     def work(conn: Connection) -> None:
         conn.execute(insert(META).values(key="first", value="x"))
         inside.set()
-        time.sleep(seconds)
+        time.sleep(HELD)
 
-    return lambda: store.write(work)
+    with ThreadPoolExecutor(1) as pool:
+        first = pool.submit(writer.write, work)
+        assert inside.wait(5)
+        out = action()
+        first.result()
+    return out
 
 
 @pytest.mark.parametrize("path", ["core", "raw"])
@@ -127,15 +135,13 @@ def test_a_second_writer_runs_after_the_first_has_committed(
     store: Store, config: Config, path: str
 ) -> None:
     other = Store.open(config)
-    inside = threading.Event()
+
+    def second() -> bool:
+        # Its work must not start before the first has committed: it sees the first's key.
+        return other.write(_sees_core) if path == "core" else other.write_raw(_sees_raw)
+
     try:
-        with ThreadPoolExecutor(1) as pool:
-            first = pool.submit(hold_write(store, inside, HELD))
-            assert inside.wait(5)
-            # Run while the first is still open: the second's work must not start before
-            # the first has committed, so it sees the first's key.
-            seen = other.write(_sees_core) if path == "core" else other.write_raw(_sees_raw)
-            first.result()
+        seen = while_another_writes(store, second)
     finally:
         other.close()
     assert seen
@@ -162,13 +168,8 @@ def test_a_writer_kept_waiting_past_the_lock_timeout_is_tried_again(
 
     monkeypatch.setattr(engine_module, "is_busy", counted)
     other = Store.open(config)
-    inside = threading.Event()
     try:
-        with ThreadPoolExecutor(1) as pool:
-            first = pool.submit(hold_write(other, inside, HELD))
-            assert inside.wait(5)
-            assert store.write(_sees_core)
-            first.result()
+        assert while_another_writes(other, lambda: store.write(_sees_core))
     finally:
         other.close()
     assert busy, "the write never timed out waiting for the lock"
