@@ -34,12 +34,12 @@ from gen_history import generate
 
 from viva_store.access import OWNER
 from viva_store.config import Config
-from viva_store.harness import claude_code
-from viva_store.harness.lines import iter_lines, open_source, to_records
-from viva_store.harness.model import SourceFile
+from viva_store.importing.harness.claude_code import reader as claude_code
+from viva_store.importing.harness.lines import iter_lines, open_source, to_records
+from viva_store.importing.harness.model import SourceFile
+from viva_store.importing.pipeline import default_workers, run_import
+from viva_store.importing.prepare import Ledger, redact_message_fields, suspects
 from viva_store.redact import gate, redact_obj
-from viva_store.services.import_prepare import Ledger, redact_message_fields, suspects
-from viva_store.services.importer import default_workers, run_import
 from viva_store.store import Context, Store
 
 
@@ -119,7 +119,7 @@ PEAK = textwrap.dedent(
     from pathlib import Path
     from viva_store.access import OWNER
     from viva_store.config import Config
-    from viva_store.services.importer import default_workers, run_import
+    from viva_store.importing.pipeline import default_workers, run_import
     from viva_store.store import Context, Store
     root, home = Path(sys.argv[1]), Path(sys.argv[2])
     store = Store.open(Config(home=home, db_url=f"sqlite:///{home / 'viva.db'}"))

@@ -46,15 +46,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from viva_store.access import OWNER
 from viva_store.config import Config
-from viva_store.db import fts, fts_keys
 from viva_store.db.tables import Classification, Session
+from viva_store.members.grants import issue_grant, resolve_actor
+from viva_store.members.service import load_team
+from viva_store.members.team import shipped_members_dir
+from viva_store.recall import fts, fts_keys
+from viva_store.recall import index as recall_index
 from viva_store.recall.query import fts5_expression
-from viva_store.services import attribution, recall_index
-from viva_store.services.grants import issue_grant, resolve_actor
-from viva_store.services.members import load_team
-from viva_store.services.recall import recall
-from viva_store.services.team import shipped_members_dir
+from viva_store.recall.search import recall
 from viva_store.store import Context, Store
+from viva_store.triage import attribution
 
 S = Session.__table__  # type: ignore[attr-defined]
 C = Classification.__table__  # type: ignore[attr-defined]

@@ -44,17 +44,17 @@ from sqlalchemy import func, insert, select, text, update
 
 from viva_store.access import OWNER
 from viva_store.config import Config
-from viva_store.services.library import import_skills
-from viva_store.services.members import get_member, load_team
-from viva_store.services.skill_credit import SessionRef, credit
-from viva_store.services.skill_project import project
-from viva_store.services.skill_rebuild import compute_states, rebuild_members
-from viva_store.services.skill_sql import META, MS, SE, SK, S, day_of, skill_params
-from viva_store.services.skill_uses import record_use
-from viva_store.services.skillset import list_skills
-from viva_store.services.triage import classify
+from viva_store.members.service import get_member, load_team
+from viva_store.skills.credit import SessionRef, credit
+from viva_store.skills.events import META, MS, SE, SK, S, day_of, skill_params
+from viva_store.skills.library import import_skills
+from viva_store.skills.project import project
 from viva_store.skills.rank import Doc, bm25
+from viva_store.skills.rebuild import compute_states, rebuild_members
+from viva_store.skills.service import list_skills
+from viva_store.skills.uses import record_use
 from viva_store.store import Context, Store
+from viva_store.triage.classify import classify
 
 MEMBERS = ("samuel", "deven", "alice", "oliver", "victor")
 START = datetime(2024, 1, 1, tzinfo=UTC)

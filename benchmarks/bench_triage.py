@@ -21,11 +21,11 @@ from sqlalchemy import insert, text
 from viva_store.access import OWNER
 from viva_store.config import Config
 from viva_store.db.tables import Classification, Session
-from viva_store.services.import_prepare import session_id
-from viva_store.services.members import load_team
-from viva_store.services.team import shipped_members_dir
-from viva_store.services.triage import classify, unclassify
+from viva_store.importing.prepare import session_id
+from viva_store.members.service import load_team
+from viva_store.members.team import shipped_members_dir
 from viva_store.store import Context, Store
+from viva_store.triage.classify import classify, unclassify
 
 S = Session.__table__  # type: ignore[attr-defined]
 C = Classification.__table__  # type: ignore[attr-defined]

@@ -75,11 +75,11 @@ def build_store(home: Path, sessions: int) -> None:
     from viva_store.access import OWNER
     from viva_store.config import load_config
     from viva_store.demo.harness_files import WRITERS, SessionSpec, Turn
-    from viva_store.services.importer import run_import
-    from viva_store.services.members import load_team, member_names
-    from viva_store.services.sessions import SessionFilter, list_sessions
-    from viva_store.services.triage import classify
+    from viva_store.importing.pipeline import run_import
+    from viva_store.members.service import load_team, member_names
+    from viva_store.sessions.service import SessionFilter, list_sessions
     from viva_store.store import Context, Store
+    from viva_store.triage.classify import classify
 
     roots = {"claude-code": home / "files" / "claude-code", "codex": home / "files" / "codex"}
     start = datetime(2025, 3, 1, tzinfo=UTC)

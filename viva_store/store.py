@@ -19,7 +19,7 @@ from viva_store import clock
 from viva_store.access import OWNER, Actor
 from viva_store.config import Config, ensure_home, load_config
 from viva_store.db import engine as db_engine
-from viva_store.db.dialect import missing_guards
+from viva_store.db.guards import missing_guards
 from viva_store.db.migrate import upgrade
 from viva_store.db.raw import RawTx, RawWriter
 from viva_store.db.tables import APPEND_ONLY

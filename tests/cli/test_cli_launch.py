@@ -12,8 +12,8 @@ import pytest
 from tests.cli.runner import run
 from tests.store.test_launch_support import install, path_with, seen
 from viva_store.config import load_config
-from viva_store.services.executions import list_executions
-from viva_store.services.grants import list_grants
+from viva_store.members.executions import list_executions
+from viva_store.members.grants import list_grants
 from viva_store.store import Context, Store
 
 PRINCIPLE = "Reproduce a flaky test under repetition before changing it."

@@ -9,7 +9,7 @@ import pytest
 
 from tests.cli.runner import Result, run
 from tests.store.recall_fixtures import NOW, PLANTED, build_history
-from viva_store.services.grants import issue_grant
+from viva_store.members.grants import issue_grant
 from viva_store.store import Context
 
 
@@ -150,7 +150,7 @@ def test_state_narrows_recall_from_the_cli(
 def test_principles_and_skills_come_after_the_sessions(
     ctx: Context, history: dict[str, str]
 ) -> None:
-    from viva_store.services.principles import propose
+    from viva_store.principles.service import propose
 
     propose(ctx, "deven", "Write every zanzibar idea down", "ideas get lost")
     hits = json.loads(run(["recall", "zanzibar", "--json"]).out)

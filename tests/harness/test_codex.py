@@ -12,9 +12,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from viva_store.harness import codex
-from viva_store.harness.common import TITLE_RANK_CUSTOM, TITLE_RANK_FIRST_PROMPT
-from viva_store.harness.model import Message, ParsedChunk, Record, SourceFile, Usage
+from viva_store.importing.harness.codex import reader as codex
+from viva_store.importing.harness.common import TITLE_RANK_CUSTOM, TITLE_RANK_FIRST_PROMPT
+from viva_store.importing.harness.model import Message, ParsedChunk, Record, SourceFile, Usage
 
 FIXTURES = Path(__file__).resolve().parents[2] / ".." / "shared" / "fixtures" / "harness-samples"
 CX = (FIXTURES / "codex").resolve()

@@ -11,8 +11,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from viva_store.harness import gemini
-from viva_store.harness.model import Message, ParsedChunk, Problem, Record, SourceFile, Usage
+from viva_store.importing.harness.gemini import reader as gemini
+from viva_store.importing.harness.model import (
+    Message,
+    ParsedChunk,
+    Problem,
+    Record,
+    SourceFile,
+    Usage,
+)
 
 FIXTURES = Path(__file__).resolve().parents[2] / ".." / "shared" / "fixtures" / "harness-samples"
 GEMINI = (FIXTURES / "gemini").resolve()

@@ -12,8 +12,8 @@ from typing import Any
 import orjson
 import pytest
 
-from viva_store.harness import hermes
-from viva_store.harness.model import ParsedChunk, Problem, SourceFile
+from viva_store.importing.harness.hermes import reader as hermes
+from viva_store.importing.harness.model import ParsedChunk, Problem, SourceFile
 
 FIXTURES = Path(__file__).resolve().parents[2] / ".." / "shared" / "fixtures" / "harness-samples"
 HERMES = (FIXTURES / "hermes").resolve()

@@ -18,7 +18,7 @@ import zstandard
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from viva_store.harness.lines import (
+from viva_store.importing.harness.lines import (
     MAX_DEPTH,
     RAW_HEAD_BYTES,
     LineOutcome,
@@ -28,8 +28,8 @@ from viva_store.harness.lines import (
     range_sha256,
     to_records,
 )
-from viva_store.harness.lines_decode import decode_line
-from viva_store.harness.model import Problem
+from viva_store.importing.harness.lines_decode import decode_line
+from viva_store.importing.harness.model import Problem
 
 FIXTURES = Path(__file__).resolve().parents[3] / "shared" / "fixtures" / "harness-samples"
 BOM = b"\xef\xbb\xbf"
@@ -282,7 +282,7 @@ def test_clean_lines_never_take_the_slow_path(monkeypatch: pytest.MonkeyPatch) -
         calls.append(body)
         return decode_line(body)
 
-    monkeypatch.setattr("viva_store.harness.lines.decode_line", spy)
+    monkeypatch.setattr("viva_store.importing.harness.lines.decode_line", spy)
     data = b"".join(orjson.dumps({"i": i, "s": "é" * i}) + b"\n" for i in range(500))
     outcomes, _ = read_all(data, chunk_size=333)
     assert len(outcomes) == 500 and calls == []
@@ -393,7 +393,7 @@ def test_memory_stays_flat_on_a_500_mb_input() -> None:
         """
         import io, sys
         import orjson
-        from viva_store.harness.lines import iter_lines, Progress
+        from viva_store.importing.harness.lines import iter_lines, Progress
 
         line = orjson.dumps({"type": "assistant", "message": {"content": "w" * 2000}}) + b"\\n"
         total = 500 << 20

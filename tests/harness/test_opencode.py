@@ -11,8 +11,8 @@ from typing import Any
 import orjson
 import pytest
 
-from viva_store.harness import opencode
-from viva_store.harness.model import Message, ParsedChunk, Problem, SourceFile
+from viva_store.importing.harness.model import Message, ParsedChunk, Problem, SourceFile
+from viva_store.importing.harness.opencode import reader as opencode
 
 FIXTURES = Path(__file__).resolve().parents[2] / ".." / "shared" / "fixtures" / "harness-samples"
 OC = (FIXTURES / "opencode").resolve()

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from viva_store.harness import pi
-from viva_store.harness.model import Message, ParsedChunk, Record, SourceFile, Usage
+from viva_store.importing.harness.model import Message, ParsedChunk, Record, SourceFile, Usage
+from viva_store.importing.harness.pi import reader as pi
 
 FIXTURES = Path(__file__).resolve().parents[2] / ".." / "shared" / "fixtures" / "harness-samples"
 PI = (FIXTURES / "pi").resolve()

@@ -11,11 +11,11 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from viva_store.demo.harness_files import SessionSpec, Turn, claude_code
-from viva_store.services.grants import issue_grant, resolve_actor
-from viva_store.services.importer import run_import
-from viva_store.services.sessions import SessionFilter, list_sessions
-from viva_store.services.triage import classify
+from viva_store.importing.pipeline import run_import
+from viva_store.members.grants import issue_grant, resolve_actor
+from viva_store.sessions.service import SessionFilter, list_sessions
 from viva_store.store import Context
+from viva_store.triage.classify import classify
 
 PLANTED = "zanzibar quokka lanternfish"
 ALICE_PHRASE = "marmalade gyroscope"

@@ -7,10 +7,10 @@ from sqlalchemy import create_engine, text
 from sqlalchemy.exc import DBAPIError
 
 from viva_store.config import Config
-from viva_store.db.dialect import missing_guards
+from viva_store.db.guards import missing_guards
 from viva_store.db.tables import APPEND_ONLY
 from viva_store.errors import StoreError
-from viva_store.services.grants import issue_grant, revoke_grant
+from viva_store.members.grants import issue_grant, revoke_grant
 from viva_store.store import Context, Store
 
 

@@ -11,12 +11,12 @@ from sqlalchemy.exc import DBAPIError
 
 from viva_store.demo.harness_files import SessionSpec, Turn, claude_code
 from viva_store.errors import AccessDenied
-from viva_store.services.executions import finish_execution, start_execution
-from viva_store.services.grants import issue_grant, resolve_actor
-from viva_store.services.importer import run_import
-from viva_store.services.sessions import SessionFilter, get_session, list_sessions
-from viva_store.services.triage import classify, classify_nobody, unclassify
+from viva_store.importing.pipeline import run_import
+from viva_store.members.executions import finish_execution, start_execution
+from viva_store.members.grants import issue_grant, resolve_actor
+from viva_store.sessions.service import SessionFilter, get_session, list_sessions
 from viva_store.store import Context
+from viva_store.triage.classify import classify, classify_nobody, unclassify
 
 T0 = datetime(2026, 11, 20, 9, 0, tzinfo=UTC)
 

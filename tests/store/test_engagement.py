@@ -14,9 +14,9 @@ from sqlalchemy.exc import DBAPIError
 
 from tests.store.recall_fixtures import as_member
 from viva_store.config import Config
+from viva_store.engagement.rules import Decision, EntryRules, Observation, RuleJudge, resolve
+from viva_store.engagement.service import get_state, observe, set_state, state_history
 from viva_store.errors import AccessDenied, InvalidInput, NotFound
-from viva_store.recall.engagement import Decision, EntryRules, Observation, RuleJudge, resolve
-from viva_store.services.engagement import get_state, observe, set_state, state_history
 from viva_store.store import Context, Store
 
 STATE_CONFIG: dict[str, Any] = {

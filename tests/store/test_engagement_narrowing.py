@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from tests.store.recall_fixtures import NOW, as_member, build_history
+from viva_store.engagement.service import set_state
 from viva_store.errors import InvalidInput
-from viva_store.services.engagement import set_state
-from viva_store.services.recall import recall
+from viva_store.recall.search import recall
 from viva_store.store import Context
 
 MODES = ("prefer", "restrict", "off")

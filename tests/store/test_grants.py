@@ -10,7 +10,7 @@ from sqlalchemy import select
 from viva_store.access import OWNER
 from viva_store.db.tables import Grant
 from viva_store.errors import AccessDenied, GrantRefused, InvalidInput
-from viva_store.services.grants import (
+from viva_store.members.grants import (
     issue_grant,
     list_grants,
     parse_ttl,

@@ -14,9 +14,9 @@ from tests.conftest import FIXTURES
 from tests.fixture_layout import lay_out
 from viva_store.demo.harness_files import SessionSpec, Turn, claude_code
 from viva_store.errors import AccessDenied
-from viva_store.harness import registry
-from viva_store.services.importer import ImportSummary, run_import
-from viva_store.services.sessions import SessionFilter, list_sessions, session_messages
+from viva_store.importing.harness import registry
+from viva_store.importing.pipeline import ImportSummary, run_import
+from viva_store.sessions.service import SessionFilter, list_sessions, session_messages
 from viva_store.store import Context
 
 
@@ -49,8 +49,8 @@ def fixtures() -> Path:
 
 def _reader_native_ids(harness: str, roots: str) -> set[str]:
     """What the reader itself finds (the importer must store exactly these)."""
-    from viva_store.harness.lines import iter_lines, open_source, to_records
-    from viva_store.harness.model import Problem
+    from viva_store.importing.harness.lines import iter_lines, open_source, to_records
+    from viva_store.importing.harness.model import Problem
 
     module = registry.module(harness)
     found: set[str] = set()
@@ -207,7 +207,7 @@ def test_a_huge_line_a_zero_byte_and_a_non_json_file(ctx: Context, tmp_path: Pat
 def test_an_unreadable_file_is_a_problem_not_a_crash(
     ctx: Context, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import viva_store.services.import_read as importer
+    import viva_store.importing.read as importer
 
     root = tmp_path / "claude"
     claude_code(root, spec())
@@ -241,7 +241,7 @@ def test_a_named_folder_without_sessions_says_where_the_harness_keeps_them(
 
 
 def test_members_cannot_import(ctx: Context) -> None:
-    from viva_store.services.grants import issue_grant, resolve_actor
+    from viva_store.members.grants import issue_grant, resolve_actor
 
     member = ctx.as_actor(resolve_actor(ctx.store, issue_grant(ctx, "deven").token))
     with pytest.raises(AccessDenied):
@@ -261,7 +261,7 @@ def test_a_run_is_recorded(ctx: Context, tmp_path: Path) -> None:
 
 
 def test_unchanged_files_are_reported_as_one_event(ctx: Context, tmp_path: Path) -> None:
-    from viva_store.services.importer import FileImported, FilesUnchanged, ImportStarted
+    from viva_store.importing.pipeline import FileImported, FilesUnchanged, ImportStarted
 
     root = tmp_path / "claude"
     paths = [claude_code(root, spec(f"{n:08d}-1111-4222-8333-444455556666")) for n in range(3)]
@@ -280,7 +280,7 @@ def test_unchanged_files_are_reported_as_one_event(ctx: Context, tmp_path: Path)
 def test_the_skip_decision_reads_fingerprints_only(ctx: Context, tmp_path: Path) -> None:
     """What every run reads first: each known file's fingerprint. On SQLite from a
     covering index (the rows also hold the reader state); the same on both engines."""
-    from viva_store.services.import_store import _KNOWN, known_files
+    from viva_store.importing.batch import _KNOWN, known_files
 
     path = claude_code(tmp_path / "claude", spec())
     run(ctx, **{"claude-code": tmp_path / "claude"})

@@ -19,11 +19,11 @@ from tests.store.test_launch_support import install, path_with, seen
 from viva_store.access import OWNER
 from viva_store.errors import AccessDenied, GrantRefused, InvalidInput, NotFound
 from viva_store.launch.records import LaunchResult
-from viva_store.services.executions import list_executions
-from viva_store.services.grants import issue_grant, list_grants, resolve_actor
-from viva_store.services.launch import launch
-from viva_store.services.sessions import SessionFilter, list_sessions
-from viva_store.services.skill_sql import SE
+from viva_store.launch.service import launch
+from viva_store.members.executions import list_executions
+from viva_store.members.grants import issue_grant, list_grants, resolve_actor
+from viva_store.sessions.service import SessionFilter, list_sessions
+from viva_store.skills.events import SE
 from viva_store.store import Context
 
 ORIGINAL = "# My project\r\n\r\nUse tabs.\tÜnïcode, and no newline at the end".encode()

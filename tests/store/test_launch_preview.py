@@ -10,13 +10,13 @@ from sqlalchemy import func, select
 
 from tests.store.test_launch_support import install, path_with
 from viva_store.launch.render import LAYOUTS, LaunchView, SkillDoc, render
-from viva_store.services.executions import list_executions
-from viva_store.services.grants import list_grants
-from viva_store.services.launch import SESSION_PLACEHOLDER, command_line, preview
-from viva_store.services.library import get_skill, read_skill
-from viva_store.services.members import get_member
-from viva_store.services.principles import approve, propose
-from viva_store.services.skill_sql import SE
+from viva_store.launch.service import SESSION_PLACEHOLDER, command_line, preview
+from viva_store.members.executions import list_executions
+from viva_store.members.grants import list_grants
+from viva_store.members.service import get_member
+from viva_store.principles.service import approve, propose
+from viva_store.skills.events import SE
+from viva_store.skills.library import get_skill, read_skill
 from viva_store.store import Context
 
 PRINCIPLE = "Reproduce a flaky test under repetition before changing it."

@@ -20,9 +20,9 @@ from tests.store.test_launch_support import install, path_with, seen
 from viva_store.access import OWNER
 from viva_store.config import load_config
 from viva_store.errors import GrantRefused
-from viva_store.services.executions import list_executions
-from viva_store.services.grants import resolve_actor
-from viva_store.services.sessions import SessionFilter, list_sessions
+from viva_store.members.executions import list_executions
+from viva_store.members.grants import resolve_actor
+from viva_store.sessions.service import SessionFilter, list_sessions
 from viva_store.store import Context, Store
 
 ORIGINAL = b"# Team notes\n\nKeep this exactly.\n"

@@ -23,7 +23,7 @@ from tests.store.test_principles_support import (
     raw_sql,
 )
 from viva_store.errors import AccessDenied, InvalidInput, NotFound
-from viva_store.services.principles import (
+from viva_store.principles.service import (
     StaleCandidate,
     active_principles,
     approve,

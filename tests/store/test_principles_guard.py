@@ -17,9 +17,9 @@ import viva_store
 
 ROOT = Path(viva_store.__file__).parent
 EVENT_WRITERS = {
-    "services/principle_propose.py",  # proposed
-    "services/principle_batch.py",  # batched, merged
-    "services/principle_decide.py",  # the owner's decisions
+    "principles/propose.py",  # proposed
+    "principles/batch.py",  # batched, merged
+    "principles/decide.py",  # the owner's decisions
 }
 
 
@@ -47,7 +47,7 @@ def test_the_word_approved_is_written_once() -> None:
         for node in ast.walk(tree)
         if isinstance(node, ast.Constant) and node.value == "approved"
     ]
-    assert [name for name, _ in found] == ["services/principle_state.py"], found
+    assert [name for name, _ in found] == ["principles/state.py"], found
 
 
 def test_one_call_writes_approved_and_it_is_the_owners() -> None:
@@ -65,7 +65,7 @@ def test_one_call_writes_approved_and_it_is_the_owners() -> None:
             ):
                 fn = enclosing_function(node, up)
                 calls.append((name, fn.name if fn else None, fn))
-    assert [(name, fn) for name, fn, _ in calls] == [("services/principle_decide.py", "approve")]
+    assert [(name, fn) for name, fn, _ in calls] == [("principles/decide.py", "approve")]
     approve = calls[0][2]
     assert approve is not None
     statements = [
@@ -80,7 +80,7 @@ def event_table_names(tree: ast.Module) -> set[str]:
     """Names a module binds to the ``principle_event`` table."""
     names = set()
     for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and (node.module or "").endswith("principle_load"):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").endswith("principles.load"):
             names |= {a.asname or a.name for a in node.names if a.name == "E"}
         if isinstance(node, ast.Assign) and ast.unparse(node.value) == "PrincipleEvent.__table__":
             names |= {ast.unparse(t) for t in node.targets}
@@ -110,6 +110,6 @@ def test_only_the_principle_services_write_principle_events() -> None:
     assert referencing <= {
         "db/tables.py",
         "db/tables_principles.py",
-        "services/principle_load.py",
+        "principles/load.py",
         "migrations/versions/0005_principles.py",
     }, referencing

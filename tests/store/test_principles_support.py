@@ -17,10 +17,10 @@ import pytest
 from sqlalchemy import create_engine, text
 
 from viva_store.demo.harness_files import SessionSpec, Turn, claude_code
-from viva_store.services.grants import issue_grant, resolve_actor
-from viva_store.services.importer import run_import
-from viva_store.services.triage import classify
+from viva_store.importing.pipeline import run_import
+from viva_store.members.grants import issue_grant, resolve_actor
 from viva_store.store import Context
+from viva_store.triage.classify import classify
 
 T0 = datetime(2026, 11, 24, 9, 0, tzinfo=UTC)  # a Tuesday of 2026-W48
 NAMES = ("samuel", "deven", "alice", "oliver", "victor")
@@ -95,7 +95,7 @@ def seed_principles(ctx: Context, marker: Mapping[str, str]) -> None:
     Used by the visibility test to put each member's private wording in the store.
     """
     from viva_store.access import OWNER
-    from viva_store.services.principles import approve, propose
+    from viva_store.principles.service import approve, propose
 
     owner = ctx.as_actor(OWNER)
     for member, mark in marker.items():
@@ -117,7 +117,7 @@ def principle_reader(
     """
     from viva_store.access import OWNER
     from viva_store.errors import AccessDenied
-    from viva_store.services.principles import principle_history
+    from viva_store.principles.service import principle_history
 
     def call(ctx: Context) -> Any:
         if not principle_history(ctx.as_actor(OWNER)):

@@ -12,9 +12,9 @@ import pytest
 
 from tests.store.recall_fixtures import ALICE_PHRASE, NOW, PLANTED, as_member, build_history
 from viva_store.errors import AccessDenied, InvalidInput
-from viva_store.services.recall import mark_importance, recall
-from viva_store.services.triage import classify, unclassify
+from viva_store.recall.search import mark_importance, recall
 from viva_store.store import Context
+from viva_store.triage.classify import classify, unclassify
 
 
 @pytest.fixture
@@ -113,7 +113,7 @@ def test_newest_first(ctx: Context, history: dict[str, str]) -> None:
 def test_newest_first_is_the_same_however_few_hits_a_walk_fetches(
     ctx: Context, history: dict[str, str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from viva_store.services import recall as service
+    from viva_store.recall import search as service
 
     whole = recall(ctx, "cache", order="newest", limit=50).hits
     member = recall(as_member(ctx, "deven"), "cache", order="newest").hits

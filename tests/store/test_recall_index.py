@@ -16,11 +16,11 @@ from sqlalchemy import insert, select, update
 
 from tests.store.recall_fixtures import NOW, PLANTED, build_history
 from viva_store.db.tables import Message, RecallSession, Session
-from viva_store.services import recall_index
-from viva_store.services.principles import propose
-from viva_store.services.recall import mark_importance, recall
-from viva_store.services.triage import classify
+from viva_store.principles.service import propose
+from viva_store.recall import index as recall_index
+from viva_store.recall.search import mark_importance, recall
 from viva_store.store import Context
+from viva_store.triage.classify import classify
 
 M = Message.__table__  # type: ignore[attr-defined]
 S = Session.__table__  # type: ignore[attr-defined]
@@ -96,7 +96,7 @@ def test_the_message_index_keeps_its_bulk_write_buffer(
     which creates the index anew (a bulk build with the 1 MB default merges far more)."""
     if ctx.store.engine.dialect.name != "sqlite":
         pytest.skip("FTS5's setting (PostgreSQL's GIN index is kept by the server)")
-    from viva_store.db.fts_keys import WRITE_BUFFER
+    from viva_store.recall.fts_keys import WRITE_BUFFER
 
     def held() -> Any:
         sql = "SELECT v FROM recall_message_fts_config WHERE k = 'hashsize'"
@@ -207,7 +207,7 @@ def test_a_burst_within_one_second_is_keyed_in_linear_time(ctx: Context) -> None
 
     from sqlalchemy import event
 
-    from viva_store.db.fts_keys import KEYS
+    from viva_store.recall.fts_keys import KEYS
 
     base = datetime(2026, 1, 1, tzinfo=UTC)
     n = 3000

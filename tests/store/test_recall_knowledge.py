@@ -10,9 +10,9 @@ from sqlalchemy import update
 from tests.store.recall_fixtures import NOW, as_member
 from viva_store.db.tables import MemberSkill
 from viva_store.errors import InvalidInput
-from viva_store.services.principles import approve, propose
-from viva_store.services.recall import recall
-from viva_store.services.skillset import add_skill
+from viva_store.principles.service import approve, propose
+from viva_store.recall.search import recall
+from viva_store.skills.service import add_skill
 from viva_store.store import Context
 
 MS = MemberSkill.__table__  # type: ignore[attr-defined]

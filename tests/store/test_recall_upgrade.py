@@ -20,7 +20,7 @@ from viva_store.access import OWNER
 from viva_store.config import Config
 from viva_store.db import engine as db_engine
 from viva_store.db.migrate import _alembic_config
-from viva_store.services.recall import recall
+from viva_store.recall.search import recall
 from viva_store.store import Context, Store
 
 NOW = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)

@@ -1,7 +1,7 @@
 """The walks of a search give exactly what sorting every match gives.
 
 Newest first: on SQLite the message index is keyed by time
-(``viva_store.db.fts_keys``): a message whose second is taken moves to the
+(``viva_store.recall.fts_keys``): a message whose second is taken moves to the
 next free key above it, so the walk from the newest key is checked against
 each hit's exact time. These tests build collisions on purpose (messages
 sharing a second, untimed ones, late imports of old ones) and compare with
@@ -23,10 +23,10 @@ from sqlalchemy import func, insert, select
 from tests.store.recall_fixtures import NOW, as_member, build_history
 from viva_store.clock import as_utc
 from viva_store.db.tables import Classification, Message, Session
-from viva_store.services import attribution
-from viva_store.services.recall import mark_importance, recall
-from viva_store.services.triage import classify, unclassify
+from viva_store.recall.search import mark_importance, recall
 from viva_store.store import Context
+from viva_store.triage import attribution
+from viva_store.triage.classify import classify, unclassify
 
 M = Message.__table__  # type: ignore[attr-defined]
 S = Session.__table__  # type: ignore[attr-defined]
@@ -137,8 +137,8 @@ def test_newest_first_follows_the_stored_times_exactly(
     ctx: Context, crowded: None, monkeypatch: pytest.MonkeyPatch, fetch: int | None
 ) -> None:
     if fetch is not None:  # one hit at a time, then 8, 64...; the narrowest time windows
-        from viva_store.services import recall as service
-        from viva_store.services import recall_walk
+        from viva_store.recall import search as service
+        from viva_store.recall import walk as recall_walk
 
         monkeypatch.setattr(service, "FETCH_PER_HIT", fetch)
         monkeypatch.setattr(service, "FETCH_MIN", fetch)
@@ -218,8 +218,8 @@ def test_best_first_bounded_is_scoring_every_match(
     ctx: Context, varied: None, monkeypatch: pytest.MonkeyPatch, query: str, fetch: int | None
 ) -> None:
     """SQLite's bounded walk and PostgreSQL's time windows, against one sort of every match."""
-    from viva_store.services import recall as service
-    from viva_store.services import recall_walk
+    from viva_store.recall import search as service
+    from viva_store.recall import walk as recall_walk
 
     if fetch is not None:
         monkeypatch.setattr(service, "BOUNDED_PER_HIT", fetch)
@@ -240,8 +240,8 @@ def test_best_first_bounded_is_scoring_every_match(
 def test_newest_first_by_windows_or_walks_is_sorting_every_match(
     ctx: Context, varied: None, monkeypatch: pytest.MonkeyPatch, query: str
 ) -> None:
-    from viva_store.services import recall as service
-    from viva_store.services import recall_walk
+    from viva_store.recall import search as service
+    from viva_store.recall import walk as recall_walk
 
     monkeypatch.setattr(recall_walk, "WINDOW_MESSAGES", 2)
     monkeypatch.setattr(recall_walk, "FEW_MATCHES", 0)  # widen, never give up on windows
@@ -261,9 +261,9 @@ def test_a_rare_query_is_read_once_rather_than_window_by_window(
     the planner expects few matches for is answered by reading its matches once."""
     from sqlalchemy import event
 
-    from viva_store.db import fts
-    from viva_store.services import recall as service
-    from viva_store.services import recall_walk
+    from viva_store.recall import fts
+    from viva_store.recall import search as service
+    from viva_store.recall import walk as recall_walk
 
     monkeypatch.setattr(recall_walk, "WINDOW_MESSAGES", 2)  # windows, were they used
     seen: list[str] = []

@@ -21,12 +21,12 @@ from tests.store.test_principles_support import T0, as_member, frozen, make_sess
 from viva_store.db.tables import SkillEvent
 from viva_store.demo.harness_files import SessionSpec, Turn, claude_code
 from viva_store.errors import InvalidInput
-from viva_store.services.importer import run_import
-from viva_store.services.principles import approve, batch, propose, reject
-from viva_store.services.report import weekly_report
-from viva_store.services.report_markdown import report_markdown
-from viva_store.services.triage import classify_nobody
+from viva_store.importing.pipeline import run_import
+from viva_store.principles.service import approve, batch, propose, reject
+from viva_store.reports.markdown import report_markdown
+from viva_store.reports.weekly import weekly_report
 from viva_store.store import Context
+from viva_store.triage.classify import classify_nobody
 from viva_tui.commands.common import to_jsonable
 
 SE = SkillEvent.__table__  # type: ignore[attr-defined]

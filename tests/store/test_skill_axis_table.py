@@ -8,12 +8,12 @@ from datetime import timedelta
 from sqlalchemy import Connection, delete, select
 
 from tests.store.test_skillset_support import T0, insert_sessions
-from viva_store.services import skill_axis_table
-from viva_store.services.skill_axis import Anchors, load_axes, place
-from viva_store.services.skill_axis_table import AX, Placer, refresh_axes
-from viva_store.services.skillset import check_cache, rebuild_skills
-from viva_store.services.triage import unclassify
+from viva_store.skills import axis_table as skill_axis_table
+from viva_store.skills.axis import Anchors, load_axes, place
+from viva_store.skills.axis_table import AX, Placer, refresh_axes
+from viva_store.skills.service import check_cache, rebuild_skills
 from viva_store.store import Context
+from viva_store.triage.classify import unclassify
 
 
 def _stored(ctx: Context, member: str) -> dict[str, int]:

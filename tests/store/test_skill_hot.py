@@ -16,9 +16,9 @@ from tests.store.test_skillset_support import (
     skills,
 )
 from viva_store.db.raw import NeedsCore, RawTx
-from viva_store.services.skill_credit import append_event
-from viva_store.services.skill_sql import SE, _sqlite_datetime
-from viva_store.services.skill_uses import record_use
+from viva_store.skills.credit import append_event
+from viva_store.skills.events import SE, _sqlite_datetime
+from viva_store.skills.uses import record_use
 from viva_store.store import Context
 
 

@@ -25,9 +25,10 @@ from tests.store.test_skill_hot import used
 from tests.store.test_skillset_support import T0, Axis, assert_cache_is_a_rebuild, set_born, skills
 from viva_store.access import OWNER
 from viva_store.config import Config
-from viva_store.services import skill_credit, skill_named
-from viva_store.services.skill_credit import Credit
-from viva_store.services.skill_uses import record_use
+from viva_store.skills import credit as skill_credit
+from viva_store.skills import named as skill_named
+from viva_store.skills.credit import Credit
+from viva_store.skills.uses import record_use
 from viva_store.store import Context, Store
 
 WAIT = 1.0  # seconds a use waits for the other to have read too

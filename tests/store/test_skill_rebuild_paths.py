@@ -25,15 +25,15 @@ from tests.store.test_skillset_support import (
     skills,
     with_config,
 )
-from viva_store.services.executions import start_execution
-from viva_store.services.grants import issue_grant, resolve_actor
-from viva_store.services.skill_pair import same_state
-from viva_store.services.skill_rebuild import compute_states, write_states
-from viva_store.services.skill_scan import shifts
-from viva_store.services.skill_sql import MS, SE, skill_params
-from viva_store.services.skill_state import PairState
-from viva_store.services.skill_uses import record_use
-from viva_store.services.skillset import add_skill
+from viva_store.members.executions import start_execution
+from viva_store.members.grants import issue_grant, resolve_actor
+from viva_store.skills.events import MS, SE, skill_params
+from viva_store.skills.pair import same_state
+from viva_store.skills.rebuild import compute_states, write_states
+from viva_store.skills.scan import shifts
+from viva_store.skills.service import add_skill
+from viva_store.skills.state import PairState
+from viva_store.skills.uses import record_use
 from viva_store.store import Context
 
 

@@ -13,8 +13,8 @@ from tests.store.test_skillset_support import assert_cache_is_a_rebuild
 from viva_store.access import OWNER
 from viva_store.config import Config
 from viva_store.db.migrate import _alembic_config, current_revision, head_revision
-from viva_store.services.members import load_team
-from viva_store.services.skillset import add_skill
+from viva_store.members.service import load_team
+from viva_store.skills.service import add_skill
 from viva_store.store import Context, Store
 
 

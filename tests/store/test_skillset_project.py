@@ -21,11 +21,11 @@ from tests.store.test_skillset_support import (
     skills,
 )
 from viva_store.errors import InvalidInput
-from viva_store.services.principles import approve, propose
-from viva_store.services.skill_project import project
-from viva_store.services.skill_uses import record_use
-from viva_store.services.skillset import add_skill, skill_history
+from viva_store.principles.service import approve, propose
+from viva_store.skills.project import project
 from viva_store.skills.rank import Candidate, Doc, bm25, choose, tokenize
+from viva_store.skills.service import add_skill, skill_history
+from viva_store.skills.uses import record_use
 from viva_store.store import Context
 
 # --- the pure ranking -----------------------------------------------------------------

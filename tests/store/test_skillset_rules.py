@@ -24,15 +24,15 @@ from tests.store.test_skillset_support import (
     with_config,
 )
 from viva_store.errors import InvalidInput
-from viva_store.services.grants import issue_grant, resolve_actor
-from viva_store.services.skill_uses import record_use
-from viva_store.services.skillset import (
+from viva_store.members.grants import issue_grant, resolve_actor
+from viva_store.skills.service import (
     add_skill,
     reclaim_skill,
     set_track,
     skill_curve,
     skill_history,
 )
+from viva_store.skills.uses import record_use
 from viva_store.store import Context
 
 HOUR = timedelta(hours=1)
@@ -177,7 +177,7 @@ def test_the_31st_skill_evicts_the_lowest_once_protections_lapse(
 
 
 def _library(ctx: Context) -> list[str]:
-    from viva_store.services.library import list_library
+    from viva_store.skills.library import list_library
 
     return [s.name for s in list_library(ctx)]
 
@@ -257,7 +257,7 @@ def test_classifying_an_old_session_moves_the_axis_and_the_weights(
     after = skills(ctx, "deven")["log-investigation"].weight
     assert after == pytest.approx(2 ** (-11 / 30) + 2 ** (-8 / 30))
     assert_cache_is_a_rebuild(ctx)
-    from viva_store.services.triage import unclassify
+    from viva_store.triage.classify import unclassify
 
     unclassify(ctx, [late])
     assert skills(ctx, "deven")["log-investigation"].weight == pytest.approx(before)

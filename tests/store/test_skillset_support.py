@@ -15,15 +15,15 @@ import pytest
 from sqlalchemy import Connection, insert, update
 
 from viva_store.config import Config
-from viva_store.services.library import import_skills
-from viva_store.services.skill_axis import load_axes
-from viva_store.services.skill_pair import load_pair_events, pair_facts, read_cache, same_state
-from viva_store.services.skill_records import MemberSkillRecord
-from viva_store.services.skill_sql import META, S, skill_params
-from viva_store.services.skill_state import PairState, state_from_events
-from viva_store.services.skillset import check_cache, list_skills
-from viva_store.services.triage import classify
+from viva_store.skills.axis import load_axes
+from viva_store.skills.events import META, S, skill_params
+from viva_store.skills.library import import_skills
+from viva_store.skills.pair import load_pair_events, pair_facts, read_cache, same_state
+from viva_store.skills.records import MemberSkillRecord
+from viva_store.skills.service import check_cache, list_skills
+from viva_store.skills.state import PairState, state_from_events
 from viva_store.store import Context, Store
+from viva_store.triage.classify import classify
 
 T0 = datetime(2030, 1, 7, 9, 0, tzinfo=UTC)
 """Well after the stores' real creation time, so the tests' clock only moves forward."""

@@ -19,14 +19,13 @@ from tests.store.test_skillset_support import (
 )
 from viva_store.demo.harness_files import SessionSpec, Turn, claude_code
 from viva_store.errors import AccessDenied, InvalidInput, NotFound
-from viva_store.services.executions import finish_execution, start_execution
-from viva_store.services.grants import issue_grant, resolve_actor
-from viva_store.services.import_prepare import session_id
-from viva_store.services.importer import ImportSummary, run_import
-from viva_store.services.skill_project import project
-from viva_store.services.skill_sql import SE
-from viva_store.services.skill_uses import credit_execution, read_skill, record_use
-from viva_store.services.skillset import (
+from viva_store.importing.pipeline import ImportSummary, run_import
+from viva_store.importing.prepare import session_id
+from viva_store.members.executions import finish_execution, start_execution
+from viva_store.members.grants import issue_grant, resolve_actor
+from viva_store.skills.events import SE
+from viva_store.skills.project import project
+from viva_store.skills.service import (
     add_skill,
     list_skills,
     reclaim_skill,
@@ -34,6 +33,7 @@ from viva_store.services.skillset import (
     skill_curve,
     skill_history,
 )
+from viva_store.skills.uses import credit_execution, read_skill, record_use
 from viva_store.store import Context
 
 CWD = "/home/deven/work"

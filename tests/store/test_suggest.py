@@ -10,13 +10,13 @@ import pytest
 from viva_store.demo.harness_files import SessionSpec, Turn, claude_code
 from viva_store.demo.triage_history import calibration_table, generate
 from viva_store.errors import AccessDenied
-from viva_store.services.grants import issue_grant, resolve_actor
-from viva_store.services.importer import run_import
-from viva_store.services.sessions import SessionFilter, list_sessions
-from viva_store.services.suggest import accept_suggestions, suggest
-from viva_store.services.triage import classify
+from viva_store.importing.pipeline import run_import
+from viva_store.members.grants import issue_grant, resolve_actor
+from viva_store.sessions.service import SessionFilter, list_sessions
 from viva_store.store import Context
-from viva_store.suggest.model import Calibrator, train
+from viva_store.triage.classify import classify
+from viva_store.triage.suggest import accept_suggestions, suggest
+from viva_store.triage.suggest_model import Calibrator, train
 
 
 def test_confidence_matches_accuracy_per_band_on_held_out_sessions() -> None:

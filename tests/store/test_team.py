@@ -8,9 +8,9 @@ import pytest
 
 from tests.conftest import MEMBERS, copy_members
 from viva_store.errors import AccessDenied
-from viva_store.services.library import import_skills, list_library, read_library
-from viva_store.services.members import list_members, load_team
-from viva_store.services.team import read_team
+from viva_store.members.service import list_members, load_team
+from viva_store.members.team import read_team
+from viva_store.skills.library import import_skills, list_library, read_library
 from viva_store.store import Context
 
 
@@ -100,7 +100,7 @@ def test_reimporting_is_idempotent_and_changes_are_updates(ctx: Context, tmp_pat
 
 
 def test_loading_the_team_is_owner_only(ctx: Context) -> None:
-    from viva_store.services.grants import issue_grant, resolve_actor
+    from viva_store.members.grants import issue_grant, resolve_actor
 
     member = ctx.as_actor(resolve_actor(ctx.store, issue_grant(ctx, "deven").token))
     with pytest.raises(AccessDenied):

@@ -21,28 +21,25 @@ from tests.conftest import copy_members
 from tests.store.test_principles_support import principle_reader
 from viva_store.access import OWNER
 from viva_store.demo.harness_files import SessionSpec, Turn, claude_code
+from viva_store.engagement import service as engagement
 from viva_store.errors import AccessDenied, NotFound
-from viva_store.services import (
-    engagement,
-    executions,
-    grants,
-    library,
-    members,
-    principles,
-    recall,
-    report,
-    sessions,
-    skill_project,
-    skill_uses,
-    skillset,
-    suggest,
-)
-from viva_store.services.grants import issue_grant, resolve_actor
-from viva_store.services.importer import run_import
-from viva_store.services.members import load_team
-from viva_store.services.registry import READERS
-from viva_store.services.triage import classify
+from viva_store.importing.pipeline import run_import
+from viva_store.members import executions, grants
+from viva_store.members import service as members
+from viva_store.members.grants import issue_grant, resolve_actor
+from viva_store.members.service import load_team
+from viva_store.principles import service as principles
+from viva_store.recall import search as recall
+from viva_store.registry import READERS
+from viva_store.reports import weekly as report
+from viva_store.sessions import service as sessions
+from viva_store.skills import library
+from viva_store.skills import project as skill_project
+from viva_store.skills import service as skillset
+from viva_store.skills import uses as skill_uses
 from viva_store.store import Context
+from viva_store.triage import suggest
+from viva_store.triage.classify import classify
 from viva_tui.commands.common import to_jsonable
 
 NAMES = ("samuel", "deven", "alice", "oliver", "victor")
@@ -103,52 +100,52 @@ def per_execution(c: Context) -> list[Any]:
 
 
 CALLS: dict[str, Callable[[Context], Any]] = {
-    "viva_store.services.library.list_library": library.list_library,
-    "viva_store.services.library.get_skill": lambda c: library.get_skill(c, "code-review"),
-    "viva_store.services.members.list_members": members.list_members,
-    "viva_store.services.members.get_member": per_member(members.get_member),
-    "viva_store.services.grants.list_grants": grants.list_grants,
-    "viva_store.services.executions.list_executions": executions.list_executions,
-    "viva_store.services.executions.get_execution": per_execution,
-    "viva_store.services.sessions.list_sessions": sessions.list_sessions,
-    "viva_store.services.sessions.member_activity": sessions.member_activity,
-    "viva_store.services.sessions.get_session": per_member(
+    "viva_store.skills.library.list_library": library.list_library,
+    "viva_store.skills.library.get_skill": lambda c: library.get_skill(c, "code-review"),
+    "viva_store.members.service.list_members": members.list_members,
+    "viva_store.members.service.get_member": per_member(members.get_member),
+    "viva_store.members.grants.list_grants": grants.list_grants,
+    "viva_store.members.executions.list_executions": executions.list_executions,
+    "viva_store.members.executions.get_execution": per_execution,
+    "viva_store.sessions.service.list_sessions": sessions.list_sessions,
+    "viva_store.sessions.service.member_activity": sessions.member_activity,
+    "viva_store.sessions.service.get_session": per_member(
         lambda c, n: sessions.get_session(c, native_id(n))
     ),
-    "viva_store.services.sessions.session_messages": per_member(
+    "viva_store.sessions.service.session_messages": per_member(
         lambda c, n: sessions.session_messages(c, native_id(n))
     ),
-    "viva_store.services.suggest.suggest": suggest.suggest,
-    "viva_store.services.principles.active_principles": principle_reader(
+    "viva_store.triage.suggest.suggest": suggest.suggest,
+    "viva_store.principles.service.active_principles": principle_reader(
         marker, principles.active_principles, NAMES
     ),
-    "viva_store.services.principles.principle_queue": principle_reader(
+    "viva_store.principles.service.principle_queue": principle_reader(
         marker, principles.principle_queue
     ),
-    "viva_store.services.principles.principle_history": principle_reader(
+    "viva_store.principles.service.principle_history": principle_reader(
         marker, principles.principle_history
     ),
-    "viva_store.services.report.weekly_report": principle_reader(marker, report.weekly_report),
-    "viva_store.services.recall.recall": lambda c: [
+    "viva_store.reports.weekly.weekly_report": principle_reader(marker, report.weekly_report),
+    "viva_store.recall.search.recall": lambda c: [
         recall.recall(c, "private marker", limit=50),
         recall.recall(c, "tell me about", order="newest", limit=50),
         per_member(lambda c2, n: recall.recall(c2, marker(n), member=n))(c),
     ],
-    "viva_store.services.engagement.get_state": per_member(engagement.get_state),
-    "viva_store.services.engagement.state_history": per_member(engagement.state_history),
-    "viva_store.services.skillset.list_skills": per_member(
+    "viva_store.engagement.service.get_state": per_member(engagement.get_state),
+    "viva_store.engagement.service.state_history": per_member(engagement.state_history),
+    "viva_store.skills.service.list_skills": per_member(
         lambda c, n: skillset.list_skills(c, n, include_forgotten=True)
     ),
-    "viva_store.services.skillset.skill_history": per_member(skillset.skill_history),
-    "viva_store.services.skillset.skill_curve": per_member(
+    "viva_store.skills.service.skill_history": per_member(skillset.skill_history),
+    "viva_store.skills.service.skill_curve": per_member(
         lambda c, n: skillset.skill_curve(
             c, n, members.get_member(c.as_actor(OWNER), n).native_skills[0]
         )
     ),
-    "viva_store.services.skill_project.project": per_member(
+    "viva_store.skills.project.project": per_member(
         lambda c, n: skill_project.project(c, n, f"work on {marker(n)}")
     ),
-    "viva_store.services.skill_uses.read_skill": lambda c: skill_uses.read_skill(c, "code-review"),
+    "viva_store.skills.uses.read_skill": lambda c: skill_uses.read_skill(c, "code-review"),
 }
 
 
@@ -156,10 +153,11 @@ def test_every_reader_is_covered() -> None:
     import importlib
     import pkgutil
 
-    import viva_store.services as package
+    import viva_store as package
 
-    for info in pkgutil.iter_modules(package.__path__):
-        importlib.import_module(f"{package.__name__}.{info.name}")
+    for info in pkgutil.walk_packages(package.__path__, f"{package.__name__}."):
+        if info.name != "viva_store.migrations.env":
+            importlib.import_module(info.name)
     assert set(READERS) == set(CALLS), "add new read functions to CALLS"
 
 

@@ -20,10 +20,10 @@ import pytest
 from viva_store import clock
 from viva_store.access import OWNER, Actor
 from viva_store.config import load_config
-from viva_store.demo.build import build_demo
-from viva_store.services.principle_decide import approve, defer
-from viva_store.services.principle_propose import propose
-from viva_store.services.sessions import SessionFilter, list_sessions
+from viva_store.demo.service import build_demo
+from viva_store.principles.decide import approve, defer
+from viva_store.principles.propose import propose
+from viva_store.sessions.service import SessionFilter, list_sessions
 from viva_store.store import Context, Store
 from viva_tui.app import VivaApp
 

@@ -12,7 +12,7 @@ from textual.pilot import Pilot
 
 from viva_store.config import Config
 from viva_store.demo.harness_files import WRITERS, SessionSpec, Turn
-from viva_store.services.sessions import SessionFilter, get_session, list_sessions
+from viva_store.sessions.service import SessionFilter, get_session, list_sessions
 from viva_store.store import Context
 from viva_tui import themes
 from viva_tui.app import VivaApp

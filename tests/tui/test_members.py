@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from textual.pilot import Pilot
 
-from viva_store.services.executions import list_executions
+from viva_store.members.executions import list_executions
 from viva_store.store import Context
 from viva_tui.app import VivaApp
 from viva_tui.widgets.members_pane import MembersPane

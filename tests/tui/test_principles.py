@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from textual.pilot import Pilot
 
-from viva_store.services.principles import active_principles, principle_history, principle_queue
+from viva_store.principles.service import active_principles, principle_history, principle_queue
 from viva_store.store import Context
 from viva_tui.app import VivaApp
 from viva_tui.dialogs.confirm import ConfirmModal

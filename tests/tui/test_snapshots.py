@@ -118,6 +118,6 @@ class TestThemes:
 
 def test_snapshot_store_is_the_demo(demo_ctx: Context) -> None:
     """The snapshots above are of a store the demo built (guards against an empty one)."""
-    from viva_store.services.sessions import SessionFilter, list_sessions
+    from viva_store.sessions.service import SessionFilter, list_sessions
 
     assert list_sessions(demo_ctx, SessionFilter(status="unattributed", limit=1))

@@ -5,9 +5,9 @@ from __future__ import annotations
 from textual.pilot import Pilot
 from textual.widgets import OptionList
 
-from viva_store.services.sessions import SessionFilter, get_session, list_sessions
-from viva_store.services.suggest import suggest
+from viva_store.sessions.service import SessionFilter, get_session, list_sessions
 from viva_store.store import Context
+from viva_store.triage.suggest import suggest
 from viva_tui.app import VivaApp
 from viva_tui.widgets.tables import RowTable
 from viva_tui.widgets.triage_pane import TriagePane

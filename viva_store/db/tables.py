@@ -6,7 +6,7 @@ and changed only by the migrations in ``viva_store/migrations``; these
 classes must match what the migrations build (a test compares them).
 
 ``APPEND_ONLY`` lists the tables whose rows are never updated or deleted
-(DESIGN I3); their guards live in the database (:mod:`viva_store.db.dialect`).
+(DESIGN I3); their guards live in the database (:mod:`viva_store.db.guards`).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 The full-text indexes themselves (FTS5 virtual tables on SQLite, GIN
 expression indexes on PostgreSQL) are engine-specific and live in
-:mod:`viva_store.db.fts`; they are not table models.
+:mod:`viva_store.recall.fts`; they are not table models.
 """
 
 from __future__ import annotations

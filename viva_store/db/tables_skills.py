@@ -76,7 +76,7 @@ class MemberSkill(SQLModel, table=True):
 class SkillAxis(SQLModel, table=True):
     """Each member's session axis, kept as rows: the sessions on it and their 1-based
     ordinals (derived from ``attribution`` and ``session``; refreshed whenever a member's
-    attributed sessions change, see :mod:`viva_store.services.skill_axis_table`)."""
+    attributed sessions change, see :mod:`viva_store.skills.axis_table`)."""
 
     __tablename__ = "skill_axis"
     member: str = Field(primary_key=True)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from viva_store.suggest.model import features
+from viva_store.triage.suggest_model import features
 
 VOCAB = {
     "samuel": [
@@ -138,7 +138,7 @@ def calibration_table(
     train_n: int = 1500, test_n: int = 1500, seed: int = 7
 ) -> list[tuple[float, float, int, float, float]]:
     """Per confidence band: (low, high, count, mean confidence, accuracy) on held-out data."""
-    from viva_store.suggest.model import train
+    from viva_store.triage.suggest_model import train
 
     data = generate(train_n + test_n, seed)
     model = train([(s.features, s.owner) for s in data[:train_n]])

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from viva_store.records import ExecutionRecord, JsonRecord
-from viva_store.services.skill_records import Projection
+from viva_store.skills.records import Projection
 
 
 @dataclass(frozen=True, slots=True)

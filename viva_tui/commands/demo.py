@@ -24,7 +24,7 @@ def demo(
 ) -> None:
     """Build a demo store with weeks of synthetic team history, then open it."""
     from viva_store.config import load_config
-    from viva_store.demo.build import build_demo
+    from viva_store.demo.service import build_demo
     from viva_store.errors import InvalidInput
 
     target = (home or load_config().home / "demo").expanduser().resolve()

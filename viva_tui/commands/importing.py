@@ -25,7 +25,7 @@ RootOpt = Annotated[
 
 
 def _run(harnesses: list[str] | None, overrides: dict[str, str], show_progress: bool) -> Any:
-    from viva_store.services.importer import (
+    from viva_store.importing.pipeline import (
         FileImported,
         FilesUnchanged,
         ImportStarted,
@@ -96,7 +96,7 @@ def import_(
     """Recover sessions from every harness; incremental, redacted before disk."""
     import sys
 
-    from viva_store.harness.registry import parse_overrides
+    from viva_store.importing.harness.registry import parse_overrides
 
     overrides = parse_overrides(root or [])
     summary = _run(harness, overrides, show_progress=not json_ and sys.stderr.isatty())
@@ -111,7 +111,7 @@ def import_(
 def _watch(harnesses: list[str] | None, overrides: dict[str, str], json_: bool) -> None:
     from watchfiles import watch
 
-    from viva_store.harness import registry
+    from viva_store.importing.harness import registry
 
     ctx = context()
     chosen = harnesses or registry.names()
@@ -140,7 +140,7 @@ def _watch(harnesses: list[str] | None, overrides: dict[str, str], json_: bool) 
 @app.command()
 def status(json_: JsonOpt = False) -> None:
     """The store, harness roots, the last import, and retention warnings."""
-    from viva_store.services.status import store_status
+    from viva_store.importing.status import store_status
 
     report = store_status(context())
     if json_:

@@ -45,7 +45,7 @@ def launch(
     json_: JsonOpt = False,
 ) -> None:
     """Owner: launch a member in a harness; its session is attributed and recovered at exit."""
-    from viva_store.services import launch as service
+    from viva_store.launch import service
 
     if repair:
         done = service.repair(context(), cwd)

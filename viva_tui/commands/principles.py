@@ -10,8 +10,8 @@ import typer
 from viva_tui.commands.common import JsonOpt, console, context, print_json
 
 if TYPE_CHECKING:
-    from viva_store.services.principle_records import CandidateRecord
-    from viva_store.services.report import MemberWeek, WeeklyReport
+    from viva_store.principles.records import CandidateRecord
+    from viva_store.reports.weekly import MemberWeek, WeeklyReport
 
 app = typer.Typer(
     help="Principles: propose, the owner's queue, decisions, history.", no_args_is_help=True
@@ -66,7 +66,7 @@ def propose_(
     json_: JsonOpt = False,
 ) -> None:
     """Propose a principle candidate; it waits for the owner's decision."""
-    from viva_store.services.principles import propose
+    from viva_store.principles.service import propose
 
     cand = propose(context(), member, text, rationale, evidence or [], replaces)
     if json_:
@@ -82,7 +82,7 @@ def propose_(
 @app.command("batch")
 def batch_(week: WeekOpt = None, json_: JsonOpt = False) -> None:
     """Coordinator or owner: gather the week's candidates into one batch, duplicates merged."""
-    from viva_store.services.principles import batch
+    from viva_store.principles.service import batch
 
     made = batch(context(), week)
     if json_:
@@ -125,8 +125,8 @@ def queue(
     json_: JsonOpt = False,
 ) -> None:
     """Candidates waiting for the owner, by week and batch."""
-    from viva_store.services.principle_state import parse_week
-    from viva_store.services.principles import principle_queue
+    from viva_store.principles.service import principle_queue
+    from viva_store.principles.state import parse_week
 
     rows = principle_queue(context(), include_decided=all_, week=parse_week(week) if week else None)
     if json_:
@@ -145,7 +145,7 @@ def queue(
 @app.command("active")
 def active(member: Member, json_: JsonOpt = False) -> None:
     """The member's principles in force."""
-    from viva_store.services.principles import active_principles
+    from viva_store.principles.service import active_principles
 
     rows = active_principles(context(), member)
     if json_:
@@ -168,7 +168,7 @@ def approve_(
     json_: JsonOpt = False,
 ) -> None:
     """Owner: approve a candidate; it becomes the member's active version."""
-    from viva_store.services.principles import approve
+    from viva_store.principles.service import approve
 
     done = approve(context(), candidate, text=text, note=note)
     if json_:
@@ -185,7 +185,7 @@ def reject_(
     json_: JsonOpt = False,
 ) -> None:
     """Owner: reject a candidate (a reason is required)."""
-    from viva_store.services.principles import reject
+    from viva_store.principles.service import reject
 
     done = reject(context(), candidate, reason)
     if json_:
@@ -201,7 +201,7 @@ def defer_(
     json_: JsonOpt = False,
 ) -> None:
     """Owner: leave a candidate pending for now."""
-    from viva_store.services.principles import defer
+    from viva_store.principles.service import defer
 
     done = defer(context(), candidate, note)
     if json_:
@@ -218,7 +218,7 @@ def rollback_(
     json_: JsonOpt = False,
 ) -> None:
     """Owner: make an earlier approved version active again (a new event; nothing deleted)."""
-    from viva_store.services.principles import rollback
+    from viva_store.principles.service import rollback
 
     done = rollback(context(), principle, to, reason)
     if json_:
@@ -235,7 +235,7 @@ def retire_(
     json_: JsonOpt = False,
 ) -> None:
     """Owner: retire a principle in force (a new event; it can be rolled back)."""
-    from viva_store.services.principles import retire
+    from viva_store.principles.service import retire
 
     event = retire(context(), principle, reason)
     if json_:
@@ -252,7 +252,7 @@ def history(
     json_: JsonOpt = False,
 ) -> None:
     """Every principle event: proposals, batching, decisions, rollbacks, oldest first."""
-    from viva_store.services.principles import principle_history
+    from viva_store.principles.service import principle_history
 
     rows = principle_history(context(), member)
     if json_:
@@ -285,7 +285,7 @@ def weekly(
     """The week: principle candidates and decisions, skill events, sessions recovered and
     triaged, per member."""
     from viva_store.errors import InvalidInput
-    from viva_store.services.report import weekly_report
+    from viva_store.reports.weekly import weekly_report
 
     if json_ and markdown:
         raise InvalidInput("choose one of --json and --markdown")
@@ -293,7 +293,7 @@ def weekly(
     if json_:
         print_json(report)
     elif markdown:
-        from viva_store.services.report_markdown import report_markdown
+        from viva_store.reports.markdown import report_markdown
 
         typer.echo(report_markdown(report), nl=False)
     else:

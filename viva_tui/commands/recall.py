@@ -9,8 +9,8 @@ import typer
 from viva_tui.commands.common import JsonOpt, console, context, print_json, table, warn
 
 if TYPE_CHECKING:
+    from viva_store.engagement.service import EngagementState
     from viva_store.recall.records import RecallHit
-    from viva_store.services.engagement import EngagementState
 
 app = typer.Typer()
 state_app = typer.Typer(help="A member's engagement state.", no_args_is_help=True)
@@ -39,7 +39,7 @@ def recall_command(
     json_: JsonOpt = False,
 ) -> None:
     """Search experience: the best hit per session by relevance, recency and importance."""
-    from viva_store.services.recall import recall
+    from viva_store.recall.search import recall
 
     result = recall(
         context(),
@@ -111,7 +111,7 @@ def mark_command(
 ) -> None:
     """Owner: mark how important a session is for recall (an append-only event)."""
     from viva_store.errors import InvalidInput
-    from viva_store.services.recall import mark_importance
+    from viva_store.recall.search import mark_importance
 
     if clear == (importance is not None):
         raise InvalidInput("give either --importance P or --clear")
@@ -145,7 +145,7 @@ def state_get(
     member: Annotated[str, typer.Argument(help="A member name.")], json_: JsonOpt = False
 ) -> None:
     """A member's engagement state: domain, project, counterpart, activity."""
-    from viva_store.services.engagement import get_state
+    from viva_store.engagement.service import get_state
 
     state = get_state(context(), member)
     if json_:
@@ -169,7 +169,7 @@ def state_set(
     json_: JsonOpt = False,
 ) -> None:
     """Set fields explicitly; replacing an automatic value is recorded as a correction."""
-    from viva_store.services.engagement import set_state
+    from viva_store.engagement.service import set_state
 
     values = {
         name: value
@@ -195,7 +195,7 @@ def state_history_command(
     json_: JsonOpt = False,
 ) -> None:
     """Every change of a member's engagement state, newest first."""
-    from viva_store.services.engagement import state_history
+    from viva_store.engagement.service import state_history
 
     events = state_history(context(), member, limit)
     if json_:
@@ -228,8 +228,8 @@ def state_observe(
     json_: JsonOpt = False,
 ) -> None:
     """Record a session's entry: entry rules, then the judge, decide the open fields."""
-    from viva_store.recall.engagement import Observation
-    from viva_store.services.engagement import observe
+    from viva_store.engagement.rules import Observation
+    from viva_store.engagement.service import observe
 
     state = observe(context(), Observation(member, cwd, harness, task))
     if json_:

@@ -42,8 +42,8 @@ def sessions(
 ) -> None:
     """Recovered sessions, newest first."""
     from viva_store.errors import InvalidInput
-    from viva_store.harness.registry import check
-    from viva_store.services.sessions import SessionFilter, list_sessions
+    from viva_store.importing.harness.registry import check
+    from viva_store.sessions.service import SessionFilter, list_sessions
 
     if sum((unattributed, member is not None, all_)) > 1:
         raise InvalidInput("choose one of --unattributed, --member M, --all")
@@ -95,7 +95,7 @@ def show(
     """One session with its (redacted) messages."""
     from rich.markup import escape
 
-    from viva_store.services.sessions import get_session, session_messages
+    from viva_store.sessions.service import get_session, session_messages
 
     ctx = context()
     session = get_session(ctx, ref)
@@ -156,11 +156,11 @@ def classify(
 ) -> None:
     """Owner: file sessions into one member's experience (or nobody's)."""
     from viva_store.errors import InvalidInput
-    from viva_store.services import triage
+    from viva_store.triage import classify as triage
 
     ctx = context()
     if accept_suggestions:
-        from viva_store.services.suggest import accept_suggestions as accept
+        from viva_store.triage.suggest import accept_suggestions as accept
 
         applied = accept(ctx, min_confidence)
         if json_:
@@ -185,7 +185,7 @@ def unclassify(
     json_: JsonOpt = False,
 ) -> None:
     """Owner: put sessions back in the triage queue."""
-    from viva_store.services import triage
+    from viva_store.triage import classify as triage
 
     done = triage.unclassify(context(), ids)
     if json_:

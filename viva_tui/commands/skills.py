@@ -14,7 +14,7 @@ import typer
 from viva_tui.commands.common import JsonOpt, context, print_json, table, warn
 
 if TYPE_CHECKING:
-    from viva_store.services.skill_records import SkillChange
+    from viva_store.skills.records import SkillChange
 
 app = typer.Typer(help="The team skill library and each member's skill set.", no_args_is_help=True)
 top = typer.Typer()  # top-level commands that belong here: `viva project`
@@ -23,7 +23,7 @@ top = typer.Typer()  # top-level commands that belong here: `viva project`
 @app.command("library")
 def library(json_: JsonOpt = False) -> None:
     """The team skill library."""
-    from viva_store.services.library import list_library
+    from viva_store.skills.library import list_library
 
     skills = list_library(context())
     if json_:
@@ -40,7 +40,7 @@ def import_(
     json_: JsonOpt = False,
 ) -> None:
     """Add SKILL.md folders to the team library; bad folders are reported, not loaded."""
-    from viva_store.services.library import import_skills
+    from viva_store.skills.library import import_skills
 
     result = import_skills(context(), folder.expanduser())
     if json_:
@@ -66,7 +66,7 @@ def import_(
 @app.command("show")
 def show(name: Annotated[str, typer.Argument(help="Skill name.")]) -> None:
     """Print a skill's body (under a member's grant the read is recorded)."""
-    from viva_store.services.skill_uses import read_skill
+    from viva_store.skills.uses import read_skill
 
     skill = read_skill(context(), name, execution_id=os.environ.get("VIVA_EXECUTION"))
     typer.echo(skill.body, nl=False)
@@ -98,7 +98,7 @@ def list_(
     json_: JsonOpt = False,
 ) -> None:
     """A member's skill set with weights (forgetting that is due is applied first)."""
-    from viva_store.services.skillset import list_skills, trial_until
+    from viva_store.skills.service import list_skills, trial_until
 
     ctx = context()
     skills = list_skills(ctx, member, include_forgotten=all_)
@@ -131,7 +131,7 @@ def use(
     json_: JsonOpt = False,
 ) -> None:
     """Record a use of a skill (one credited use per member, skill and session)."""
-    from viva_store.services.skill_uses import record_use
+    from viva_store.skills.uses import record_use
 
     done = record_use(context(), member, name, outcome.value, session)
     if json_:
@@ -153,7 +153,7 @@ def history(
     json_: JsonOpt = False,
 ) -> None:
     """A member's skill events, newest first."""
-    from viva_store.services.skillset import skill_history
+    from viva_store.skills.service import skill_history
 
     events = skill_history(context(), member, skill, limit)
     if json_:
@@ -188,7 +188,7 @@ def add(
     json_: JsonOpt = False,
 ) -> None:
     """Put a team skill into a member's set (weight 1.0, protected for 10 sessions)."""
-    from viva_store.services.skillset import add_skill
+    from viva_store.skills.service import add_skill
 
     _print_change(add_skill(context(), member, name, from_), json_)
 
@@ -196,7 +196,7 @@ def add(
 @app.command("reclaim")
 def reclaim(member: Member, name: SkillName, json_: JsonOpt = False) -> None:
     """Take a forgotten skill back (weight 1.0, fresh protection; no approval needed)."""
-    from viva_store.services.skillset import reclaim_skill
+    from viva_store.skills.service import reclaim_skill
 
     _print_change(reclaim_skill(context(), member, name), json_)
 
@@ -209,7 +209,7 @@ def track(
     json_: JsonOpt = False,
 ) -> None:
     """Move a skill to the session track (h = 30 sessions) or the time track (h = 60 days)."""
-    from viva_store.services.skillset import set_track
+    from viva_store.skills.service import set_track
 
     _print_change(set_track(context(), member, name, to.value), json_)
 
@@ -217,7 +217,7 @@ def track(
 @app.command("curve")
 def curve(member: Member, name: SkillName, json_: JsonOpt = False) -> None:
     """A skill's weight history on its track and its projected decay."""
-    from viva_store.services.skillset import skill_curve
+    from viva_store.skills.service import skill_curve
 
     c = skill_curve(context(), member, name)
     if json_:
@@ -240,7 +240,7 @@ def rebuild(
     member: Annotated[str | None, typer.Argument(help="One member (default: all).")] = None,
 ) -> None:
     """Owner: rebuild the cached weights from the event log, then check them."""
-    from viva_store.services.skillset import check_cache, rebuild_skills
+    from viva_store.skills.service import check_cache, rebuild_skills
 
     ctx = context()
     rows = rebuild_skills(ctx, member)
@@ -262,7 +262,7 @@ def project(
     json_: JsonOpt = False,
 ) -> None:
     """What a new session of a member would get for a task, with reasons."""
-    from viva_store.services.skill_project import project as run
+    from viva_store.skills.project import project as run
 
     p = run(context(), member, task, limit)
     if json_:

@@ -20,7 +20,7 @@ def init(
     ] = None,
 ) -> None:
     """Create or upgrade the store and load the member definitions and skill library."""
-    from viva_store.services.members import load_team
+    from viva_store.members.service import load_team
 
     ctx = context()
     loaded = load_team(ctx, members)
@@ -42,7 +42,7 @@ def init(
 @app.command("members")
 def members_cmd(json_: JsonOpt = False) -> None:
     """List the team: role, engine, harnesses, coordinator."""
-    from viva_store.services.members import list_members
+    from viva_store.members.service import list_members
 
     members = list_members(context())
     if json_:
@@ -78,7 +78,7 @@ def grant(
 ) -> None:
     """Owner: mint a grant token for a member (printed once); `grant revoke X`; `grant list`."""
     from viva_store.errors import InvalidInput
-    from viva_store.services import grants
+    from viva_store.members import grants
 
     ctx = context()
     if member == "revoke":

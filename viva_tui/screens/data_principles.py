@@ -31,7 +31,7 @@ class PrinciplesData:
 
 def load_principles(ctx: Context, members: list[str]) -> PrinciplesData:
     """Read the queue, the history and each member's active versions."""
-    principles = optional("principles", "The principles queue")
+    principles = optional("principles.service", "The principles queue")
     candidates = tuple(principles.principle_queue(ctx, include_decided=True))
     history = tuple(principles.principle_history(ctx))
     active: dict[str, int] = {}
@@ -47,7 +47,7 @@ def load_principles(ctx: Context, members: list[str]) -> PrinciplesData:
 
 def decide(ctx: Context, action: str, ref: str, text: str | None = None, version: int = 0) -> str:
     """Store one owner decision; returns a sentence saying what was stored."""
-    decide_mod = optional("principle_decide", "Deciding principles")
+    decide_mod = optional("principles.service", "Deciding principles")
     if action == "approve":
         record = decide_mod.approve(ctx, ref, text=text)
         edited = " with your wording" if text else ""

@@ -47,7 +47,7 @@ class CurveData:
 
 
 def _skillset() -> Any:
-    return optional("skillset", "The skill set (weights, decay, forgetting)")
+    return optional("skills.service", "The skill set (weights, decay, forgetting)")
 
 
 def load_skills(ctx: Context, member: str, include_forgotten: bool) -> SkillsData:
@@ -92,7 +92,7 @@ def change(ctx: Context, action: str, member: str, skill: str, track: str = "") 
 
 def skill_body(ctx: Context, name: str) -> str:
     """The skill's body as the library holds it (reading it here is not a use)."""
-    from viva_store.services.library import get_skill
+    from viva_store.skills.library import get_skill
 
     skill = get_skill(ctx, name)
     return f"*{skill.description}*\n\n{skill.body}"

@@ -41,7 +41,7 @@ class TimelineEvents:
 
 
 def _principle_events(ctx: Context, member: str) -> list[TimelineEvent]:
-    principles = optional("principles", "Principle decisions")
+    principles = optional("principles.service", "Principle decisions")
     wording = {
         (c.principle_id, c.version): c.text
         for c in principles.principle_queue(ctx, include_decided=True)
@@ -61,7 +61,7 @@ def _principle_events(ctx: Context, member: str) -> list[TimelineEvent]:
 
 
 def _skill_events(ctx: Context, member: str) -> list[TimelineEvent]:
-    skillset = optional("skillset", "Skill events")
+    skillset = optional("skills.service", "Skill events")
     return [
         TimelineEvent(ev.at, "skill", describe_skill_event(ev))
         for ev in skillset.skill_history(ctx, member, limit=None)
@@ -126,7 +126,7 @@ class SearchResult:
 
 def search(ctx: Context, member: str, query: str, limit: int = 100) -> SearchResult:
     """Recall over ``member``'s experience, newest first (the service's Timeline order)."""
-    recall = optional("recall", "Search (recall)")
+    recall = optional("recall.search", "Search (recall)")
     result = recall.recall(ctx, query, member=member, limit=limit, order="newest")
     notes = list(result.notes)
     if result.matched == "any":

@@ -17,7 +17,7 @@ from viva_store.errors import VivaError
 
 if TYPE_CHECKING:
     from viva_store.records import ExecutionRecord, MemberRecord, MessageRecord, SessionRecord
-    from viva_store.services.sessions import SessionFilter
+    from viva_store.sessions.service import SessionFilter
 
 PREVIEW_MESSAGES = 120
 TRIAGE_PAGE = 100
@@ -31,9 +31,9 @@ class Unavailable(VivaError):
 
 
 def optional(module: str, what: str) -> ModuleType:
-    """Import ``viva_store.services.<module>`` or raise :class:`Unavailable` naming ``what``."""
+    """Import ``viva_store.<module>`` or raise :class:`Unavailable` naming ``what``."""
     try:
-        return importlib.import_module(f"viva_store.services.{module}")
+        return importlib.import_module(f"viva_store.{module}")
     except ModuleNotFoundError as exc:
         if exc.name and exc.name.startswith("viva_store"):
             raise Unavailable(f"{what}: not in this build yet") from exc
@@ -49,7 +49,7 @@ class Query:
     text: str | None = None
 
     def session_filter(self, **kw: Any) -> SessionFilter:
-        from viva_store.services.sessions import SessionFilter
+        from viva_store.sessions.service import SessionFilter
 
         return SessionFilter(
             harness=self.harness or None,

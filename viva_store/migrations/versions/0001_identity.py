@@ -10,7 +10,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-from viva_store.db.dialect import install_append_only, install_guard_function
+from viva_store.db.guards import install_append_only, install_guard_function
 
 revision = "0001"
 down_revision = None

@@ -11,7 +11,7 @@ import sqlalchemy as sa
 from alembic import op
 
 from viva_store.clock import now
-from viva_store.db.dialect import install_append_only
+from viva_store.db.guards import install_append_only
 
 revision = "0004"
 down_revision = "0003"

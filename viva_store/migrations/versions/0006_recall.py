@@ -1,6 +1,6 @@
 """Recall and engagement state: full-text indexes, derived importance, state events.
 
-The full-text objects are engine-specific (:mod:`viva_store.db.fts`): on
+The full-text objects are engine-specific (:mod:`viva_store.recall.fts`): on
 SQLite, FTS5 external-content tables over ``message.text`` and the titles
 kept in ``recall_session``; on PostgreSQL, GIN indexes over
 ``to_tsvector('simple', ...)`` of the same columns. Neither carries the
@@ -17,8 +17,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-from viva_store.db import fts
-from viva_store.db.dialect import install_append_only
+from viva_store.db.guards import install_append_only
+from viva_store.recall import fts
 
 revision = "0006"
 down_revision = "0005"

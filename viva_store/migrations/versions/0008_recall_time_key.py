@@ -2,7 +2,7 @@
 
 SQLite: the external-content message index (rowid = message id) is replaced
 by a contentless one whose rowid is a time key, mapped to messages by
-``recall_message`` (:mod:`viva_store.db.fts_keys`): newest-first searches
+``recall_message`` (:mod:`viva_store.recall.fts_keys`): newest-first searches
 read the first hits of the index and stop, and ranking reads a narrow map
 row per match instead of the message row. ``ix_message_at`` is dropped
 there (nothing walks it any more). The index is derived data: the
@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from alembic import op
 
-from viva_store.db import fts_keys
+from viva_store.recall import fts_keys
 
 revision = "0008"
 down_revision = "0007"

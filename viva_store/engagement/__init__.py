@@ -1,0 +1,1 @@
+"""A member's engagement state: domain, project, counterpart, activity."""

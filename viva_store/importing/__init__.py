@@ -1,0 +1,1 @@
+"""Recovering sessions: harness readers, the pipeline, batches, writes."""

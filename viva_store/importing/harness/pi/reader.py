@@ -1,0 +1,118 @@
+"""Reader for pi coding-agent sessions (``~/.pi/agent/sessions/--<cwd>--/<ts>_<uuid>.jsonl``).
+
+One file is one session: a ``session`` header line, then entries. All three
+on-disk versions are read: v1 (linear, no entry ids, header carrying
+``provider``/``modelId``/``branchedFrom``), v2 (``id``/``parentId`` tree) and
+v3 (``hookMessage`` renamed ``custom``).
+
+Identity:
+
+* session id = header ``id``; without one, the uuid of ``<ts>_<uuid>.jsonl``,
+  else the file stem;
+* message key = entry ``id``; v1 entries have none, so
+  ``f"{file name}:{byte offset}"``. Parts of one entry get suffixes
+  (``:thinking``, ``:call:<tool call id>``);
+* usage key = ``f"pi:{session id}:{entry timestamp}"`` (entry id / offset when
+  the entry has no timestamp). pi rewrites a v1 file to v3 when it opens it,
+  which gives every entry a new id and moves every offset; the envelope
+  timestamp survives that rewrite, so tokens are not counted twice. (Message
+  keys do change: a migrated v1 file re-imports as new messages.)
+
+Forks: a header with ``parentSession`` (``/fork``, relation ``fork``) or
+``branchedFrom`` (v1 branch, relation ``branch``) links the parent (id taken
+from the parent file name). Such files start with a copy of the parent's
+history, written with the original timestamps. Rule: in a forked file, an
+entry whose envelope timestamp is earlier than the header timestamp is a copy
+and is not emitted (neither message nor usage nor model); the parent file
+holds the original. Entries without a timestamp are kept.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from viva_store.importing.harness.common import loads_or_none
+from viva_store.importing.harness.model import ParsedChunk, Record, SourceFile
+from viva_store.importing.harness.pi.parse import PiParser, pi_usage, session_id_from_path
+
+__all__ = [
+    "CHUNK_MESSAGES",
+    "ENV_ROOTS",
+    "NAME",
+    "default_roots",
+    "discover",
+    "parse_records",
+    "pi_usage",
+    "session_id_from_path",
+]
+
+NAME = "pi"
+ENV_ROOTS: tuple[str, ...] = ("PI_CODING_AGENT_SESSION_DIR", "PI_CODING_AGENT_DIR")
+
+CHUNK_MESSAGES = 500
+_HEADER_PROBE_BYTES = 65536
+
+
+def default_roots(env: Mapping[str, str], home: Path) -> list[Path]:
+    """Where pi keeps sessions: the env overrides first, then ``~/.pi/agent/sessions``."""
+    roots: list[Path] = []
+    if env.get("PI_CODING_AGENT_SESSION_DIR"):
+        roots.append(Path(env["PI_CODING_AGENT_SESSION_DIR"]).expanduser())
+    if env.get("PI_CODING_AGENT_DIR"):
+        roots.append(Path(env["PI_CODING_AGENT_DIR"]).expanduser() / "sessions")
+    roots.append(home / ".pi" / "agent" / "sessions")
+    unique: list[Path] = []
+    for root in roots:
+        if root not in unique:
+            unique.append(root)
+    return unique
+
+
+def discover(root: Path) -> Iterator[SourceFile]:
+    """Primary session files under ``root``, sorted by path.
+
+    Only top-level ``*.jsonl`` files of ``--<cwd>--`` directories whose first
+    line is a ``session`` header: pi-subagents' ``forks/``, ``subagent-artifacts/``
+    and run directories nested deeper are not sessions of their own.
+    """
+    try:
+        project_dirs = sorted(p for p in root.iterdir() if p.is_dir() and p.name.startswith("--"))
+    except OSError:
+        return
+    for project_dir in project_dirs:
+        try:
+            files = sorted(p for p in project_dir.iterdir() if p.suffix == ".jsonl" and p.is_file())
+        except OSError:
+            continue
+        for path in files:
+            if _has_session_header(path):
+                yield SourceFile(harness=NAME, path=path, kind="jsonl")
+
+
+def _has_session_header(path: Path) -> bool:
+    try:
+        with path.open("rb") as handle:
+            head = handle.readline(_HEADER_PROBE_BYTES)
+    except OSError:
+        return False
+    obj = loads_or_none(head.removeprefix(b"\xef\xbb\xbf").strip() or b"null")
+    return isinstance(obj, dict) and obj.get("type") == "session"
+
+
+def parse_records(
+    source: SourceFile, records: Iterator[Record], state: dict[str, Any]
+) -> Iterator[ParsedChunk]:
+    """Normalize pi entries; ``state`` carries the header's facts across resumes.
+
+    Yields one chunk per :data:`CHUNK_MESSAGES` messages (at least one chunk
+    once the header has been seen, so a session with no entries still exists).
+    """
+    parser = PiParser(source, state)
+    for record in records:
+        parser.feed(record)
+        if len(parser.messages) >= CHUNK_MESSAGES:
+            yield parser.flush()
+    if parser.messages or parser.usage or parser.meta_dirty:
+        yield parser.flush()

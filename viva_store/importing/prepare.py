@@ -1,0 +1,283 @@
+"""Turning reader output into redacted rows, before any lock is taken.
+
+Everything here is CPU work on plain data: merge the chunks of one session,
+redact every string that will reach disk (DESIGN I4), and build the row
+dictionaries :mod:`viva_store.importing.write` stores. The redaction
+ledger records which rule fired where, never the value.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from viva_store.importing.harness.model import Message, ParsedChunk, SessionMeta, Usage
+from viva_store.redact.engine import RULESET_VERSION, may_hold_secret, redact_obj, redact_text
+from viva_store.redact.gate import flagged
+
+_META_TEXT = ("project", "cwd", "git_branch", "title", "entrypoint", "originator")
+
+
+def session_id(harness: str, native_id: str) -> str:
+    """Viva's id of a session: stable across imports and machines."""
+    digest = hashlib.blake2b(f"{harness}\0{native_id}".encode(), digest_size=6).hexdigest()
+    return "s" + digest
+
+
+def project_name(cwd: str) -> str | None:
+    """``viva`` for ``/home/h/src/viva`` (and ``C:\\src\\viva``)."""
+    parts = [p for p in cwd.replace("\\", "/").split("/") if p]
+    return parts[-1] if parts else None
+
+
+def clean(text: str) -> str:
+    """Text as every engine can store it (PostgreSQL refuses NUL)."""
+    return text.replace("\x00", "\ufffd") if "\x00" in text else text
+
+
+@dataclass(slots=True)
+class Ledger:
+    """Redaction hits of a batch, as ``redaction`` rows without ``run_id``."""
+
+    rows: list[dict[str, Any]] = field(default_factory=list)
+
+    def text(self, value: str | None, where: dict[str, Any], name: str) -> str | None:
+        if value is None:
+            return None
+        out, hits = redact_text(clean(value))
+        for hit in hits:
+            self.rows.append(
+                {
+                    **where,
+                    "field": name,
+                    "rule": hit.rule,
+                    "position": hit.start,
+                    "ruleset": RULESET_VERSION,
+                }
+            )
+        return out
+
+    def obj(self, value: Any, where: dict[str, Any], name: str) -> Any:
+        if value is None:
+            return None
+        out, hits = redact_obj(value)
+        for hit in hits:
+            self.rows.append(
+                {
+                    **where,
+                    "field": f"{name}.{hit.path}",
+                    "rule": hit.rule,
+                    "position": hit.start,
+                    "ruleset": RULESET_VERSION,
+                }
+            )
+        return out
+
+
+@dataclass(slots=True)
+class PreparedSession:
+    """One session's redacted metadata, messages and usage from one batch."""
+
+    id: str
+    meta: SessionMeta
+    source_path: str = ""
+    messages: list[dict[str, Any]] = field(default_factory=list)
+    message_keys: set[str] = field(default_factory=set)
+    usage: list[dict[str, Any]] = field(default_factory=list)
+    usage_keys: set[str] = field(default_factory=set)
+    ledger: list[dict[str, Any]] = field(default_factory=list)
+
+
+def merge_meta(into: SessionMeta, new: SessionMeta) -> None:
+    """Fold ``new`` into ``into``: earliest start, latest end, best title, union of models."""
+    for name in ("parent_native_id", "relation", "project", "cwd", "git_branch"):
+        if getattr(into, name) is None and getattr(new, name) is not None:
+            setattr(into, name, getattr(new, name))
+    for name in ("entrypoint", "originator"):
+        if getattr(into, name) is None and getattr(new, name) is not None:
+            setattr(into, name, getattr(new, name))
+    into.models |= new.models
+    if new.started_at and (into.started_at is None or new.started_at < into.started_at):
+        into.started_at = new.started_at
+    if new.ended_at and (into.ended_at is None or new.ended_at > into.ended_at):
+        into.ended_at = new.ended_at
+    if new.title and (into.title is None or new.title_rank >= into.title_rank):
+        into.title, into.title_rank = new.title, new.title_rank
+
+
+def fields_text(message: Message) -> str:
+    """The message's text, tool, tool input and tool result joined by newlines.
+
+    No rule keyword contains a newline, so a keyword scan of this one string
+    decides exactly whether any of the fields needs the full redactor.
+    """
+    return "\n".join(
+        f for f in (message.text, message.tool, message.tool_input, message.tool_result) if f
+    )
+
+
+def suspects(messages: list[Message]) -> list[bool]:
+    """For each message, whether it needs the redactor: a rule keyword in its fields
+    (one keyword scan for all of them) or a NUL to clean."""
+    texts = [fields_text(m) for m in messages]
+    hits = flagged(texts)
+    return [i in hits or "\x00" in text for i, text in enumerate(texts)]
+
+
+def redact_message_fields(
+    message: Message, ledger: Ledger, where: dict[str, Any], suspect: bool | None = None
+) -> tuple[str, str | None, str | None, str | None]:
+    """The message's text, tool, tool input and tool result, redacted.
+
+    ``suspect`` is whether :func:`fields_text` holds a rule keyword (a batch
+    scan may have decided it already); text with NUL takes the full path too,
+    which also cleans it.
+    """
+    if suspect is None:
+        joined = fields_text(message)
+        suspect = may_hold_secret(joined) or "\x00" in joined
+    if not suspect:
+        return message.text, message.tool, message.tool_input, message.tool_result
+    return (
+        ledger.text(message.text, where, "text") or "",
+        ledger.text(message.tool, where, "tool"),
+        ledger.text(message.tool_input, where, "tool_input"),
+        ledger.text(message.tool_result, where, "tool_result"),
+    )
+
+
+class Batch:
+    """Chunks of one source file gathered for one write transaction."""
+
+    def __init__(self, harness: str) -> None:
+        self.harness = harness
+        self.sessions: dict[str, PreparedSession] = {}
+        self.size = 0  # approximate bytes of text, to bound memory per transaction
+
+    def add(self, chunk: ParsedChunk, source_path: str = "") -> None:
+        """Add one parsed chunk read from ``source_path``."""
+        native = chunk.meta.native_id
+        sid = session_id(self.harness, native)
+        prepared = self.sessions.get(sid)
+        if prepared is None:
+            meta = SessionMeta(native_id=native)
+            prepared = self.sessions[sid] = PreparedSession(sid, meta, source_path)
+        merge_meta(prepared.meta, chunk.meta)
+        ledger = Ledger(prepared.ledger)
+        fresh: list[Message] = []
+        for message in chunk.messages:
+            if message.key not in prepared.message_keys:
+                prepared.message_keys.add(message.key)
+                fresh.append(message)
+        # One keyword scan for the whole chunk: only the few messages it flags
+        # go through the redactor.
+        for message, suspect in zip(fresh, suspects(fresh), strict=True):
+            prepared.messages.append(self._message_row(sid, message, ledger, suspect))
+        for usage in chunk.usage:
+            if usage.usage_key not in prepared.usage_keys:
+                prepared.usage_keys.add(usage.usage_key)
+                prepared.usage.append(_usage_row(self.harness, sid, usage))
+
+    def absorb(self, other: Batch) -> None:
+        """Merge a batch prepared elsewhere (a worker process) into this one."""
+        for sid, theirs in other.sessions.items():
+            mine = self.sessions.get(sid)
+            if mine is None:
+                self.sessions[sid] = theirs
+                continue
+            merge_meta(mine.meta, theirs.meta)
+            for row in theirs.messages:
+                if row["key"] not in mine.message_keys:
+                    mine.message_keys.add(row["key"])
+                    mine.messages.append(row)
+            for row in theirs.usage:
+                if row["usage_key"] not in mine.usage_keys:
+                    mine.usage_keys.add(row["usage_key"])
+                    mine.usage.append(row)
+            mine.ledger.extend(theirs.ledger)
+        self.size += other.size
+
+    def _message_row(
+        self, sid: str, message: Message, ledger: Ledger, suspect: bool
+    ) -> dict[str, Any]:
+        where = {"session_id": sid, "message_key": message.key}
+        text, tool, tool_input, tool_result = redact_message_fields(message, ledger, where, suspect)
+        self.size += len(text) + len(tool_result or "") + 200
+        return {
+            "session_id": sid,
+            "key": message.key,
+            "role": message.role,
+            "at": message.at,
+            "text": text,
+            "tool": tool,
+            "tool_input": tool_input,
+            "tool_result": tool_result,
+            "sidechain": message.sidechain,
+            "synthetic": message.synthetic,
+            "model": message.model,
+            "kind": message.kind or "",
+            "raw": ledger.obj(message.raw, {"session_id": sid, "message_key": message.key}, "raw"),
+            "ruleset": RULESET_VERSION,
+        }
+
+    def finish(self) -> None:
+        """Name the project, and redact the merged session metadata (titles and paths
+        can hold secrets too).
+
+        The project is the last folder of the session's cwd whenever the cwd is known,
+        so one project has one name across harnesses (pi's folder names, for one,
+        encode the whole path); otherwise whatever the reader found.
+        """
+        for prepared in self.sessions.values():
+            if prepared.meta.cwd:
+                prepared.meta.project = project_name(prepared.meta.cwd) or prepared.meta.project
+            ledger = Ledger(prepared.ledger)
+            where = {"session_id": prepared.id, "message_key": None}
+            for name in _META_TEXT:
+                value = getattr(prepared.meta, name)
+                if isinstance(value, str):
+                    setattr(prepared.meta, name, ledger.text(value, where, name))
+
+
+def _usage_row(harness: str, sid: str, usage: Usage) -> dict[str, Any]:
+    return {
+        "harness": harness,
+        "usage_key": usage.usage_key,
+        "session_id": sid,
+        "input_tokens": usage.input_tokens,
+        "output_tokens": usage.output_tokens,
+        "cache_read_tokens": usage.cache_read_tokens,
+        "cache_write_tokens": usage.cache_write_tokens,
+        "reasoning_tokens": usage.reasoning_tokens,
+        "model": usage.model,
+    }
+
+
+def quarantine_row(
+    harness: str,
+    path: str,
+    line: int | None,
+    offset: int | None,
+    length: int,
+    reason: str,
+    raw: bytes | None,
+    at: datetime,
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """A quarantined line as a row (raw bytes scanned as text and redacted) and its ledger."""
+    text = clean(raw.decode("utf-8", errors="replace")) if raw else ""
+    redacted, hits = redact_text(text)
+    row = {
+        "harness": harness,
+        "path": path,
+        "line": line,
+        "byte_offset": offset,
+        "length": length,
+        "reason": reason,
+        "raw": redacted,
+        "ruleset": RULESET_VERSION,
+        "at": at,
+    }
+    ledger = [{"field": "raw", "rule": h.rule, "position": h.start} for h in hits]
+    return row, ledger

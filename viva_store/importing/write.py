@@ -1,0 +1,212 @@
+"""Storing one prepared batch in one short write transaction.
+
+Idempotent by construction: a message is new only if its ``(session, key)``
+is not stored yet, a usage figure only if its ``(harness, usage_key)`` is
+not; so re-reading a file (replaced, shrunk, or a crash mid-import) adds
+nothing twice. No engine-specific SQL: existing keys are selected first, then
+the new rows are inserted with one ``executemany`` per table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Connection, func, insert, select, update
+
+from viva_store.clock import as_utc
+from viva_store.db.guards import bulk_insert
+from viva_store.db.tables import Message, Redaction, Session, Usage
+from viva_store.importing.prepare import Batch, PreparedSession
+
+S = Session.__table__  # type: ignore[attr-defined]
+M = Message.__table__  # type: ignore[attr-defined]
+U = Usage.__table__  # type: ignore[attr-defined]
+R = Redaction.__table__  # type: ignore[attr-defined]
+IN_BATCH = 500
+TOKENS = (
+    "input_tokens",
+    "output_tokens",
+    "cache_read_tokens",
+    "cache_write_tokens",
+    "reasoning_tokens",
+)
+
+
+@dataclass(slots=True)
+class WriteResult:
+    """What a batch changed."""
+
+    new_sessions: set[str] = field(default_factory=set)
+    updated_sessions: set[str] = field(default_factory=set)
+    messages_added: int = 0
+    redactions: int = 0
+
+
+def _existing(conn: Connection, column: Any, where: Any, values: Sequence[str]) -> set[str]:
+    found: set[str] = set()
+    for start in range(0, len(values), IN_BATCH):
+        part = values[start : start + IN_BATCH]
+        found.update(conn.execute(select(column).where(where, column.in_(part))).scalars())
+    return found
+
+
+def _session_values(prepared: PreparedSession, row: Any | None) -> dict[str, Any]:
+    meta = prepared.meta
+    values: dict[str, Any] = {}
+    for name in (
+        "parent_native_id",
+        "relation",
+        "project",
+        "cwd",
+        "git_branch",
+        "entrypoint",
+        "originator",
+    ):
+        new = getattr(meta, name)
+        if new is not None and (row is None or getattr(row, name) is None):
+            values[name] = new
+    models = sorted(set(row.models if row is not None else []) | meta.models)
+    if row is None or models != sorted(row.models):
+        values["models"] = models
+    old_start = row.started_at if row is not None else None
+    if meta.started_at and (old_start is None or as_utc(meta.started_at) < as_utc(old_start)):
+        values["started_at"] = meta.started_at
+    old_end = row.ended_at if row is not None else None
+    if meta.ended_at and (old_end is None or as_utc(meta.ended_at) > as_utc(old_end)):
+        values["ended_at"] = meta.ended_at
+    newer = row is None or row.title is None or meta.title_rank >= row.title_rank
+    if meta.title and newer and (row is None or meta.title != row.title):
+        values["title"], values["title_rank"] = meta.title, meta.title_rank
+    return values
+
+
+def write_batch(
+    conn: Connection,
+    batch: Batch,
+    run_id: str,
+    now: datetime,
+    *,
+    replace_usage: bool,
+) -> WriteResult:
+    """Store ``batch``: sessions (merged), new messages, new usage, the redaction ledger.
+
+    Set-wise: a handful of statements per batch, whatever the number of
+    sessions in it (a batch gathers many small files).
+    """
+    result = WriteResult()
+    ids = list(batch.sessions)
+    rows: dict[str, Any] = {}
+    for start in range(0, len(ids), IN_BATCH):
+        part = ids[start : start + IN_BATCH]
+        rows.update((r.id, r) for r in conn.execute(select(S).where(S.c.id.in_(part))))
+    fresh_usage = _fresh_usage(conn, batch, replace_usage)
+    new_rows: list[dict[str, Any]] = []
+    changes: list[tuple[str, dict[str, Any]]] = []
+    all_messages: list[dict[str, Any]] = []
+    ledger: list[dict[str, Any]] = []
+    for sid, prepared in batch.sessions.items():
+        row = rows.get(sid)
+        values = _session_values(prepared, row)
+        count = row.message_count if row is not None else 0
+        messages = prepared.messages
+        if row is not None and messages:
+            stored = _existing(conn, M.c.key, M.c.session_id == sid, [m["key"] for m in messages])
+            messages = [m for m in messages if m["key"] not in stored]
+        for offset, message in enumerate(messages):
+            message["seq"] = count + offset
+        all_messages.extend(messages)
+        result.messages_added += len(messages)
+        added_keys = {m["key"] for m in messages}
+        usage = fresh_usage.get(sid, [])
+        tokens = {t: sum(u[t] for u in usage) for t in TOKENS}
+        if row is None:
+            new_rows.append(
+                {
+                    "id": sid,
+                    "harness": batch.harness,
+                    "native_id": prepared.meta.native_id,
+                    "title_rank": 0,
+                    "source_path": prepared.source_path,
+                    "imported_at": now,
+                    "updated_at": now,
+                    "models": [],
+                    **values,
+                    "message_count": len(messages),
+                    **tokens,
+                }
+            )
+            result.new_sessions.add(sid)
+        elif values or messages or usage:
+            values["message_count"] = count + len(messages)
+            for t in TOKENS:
+                values[t] = int(getattr(row, t) or 0) + tokens[t]
+            changes.append((sid, values))
+            result.updated_sessions.add(sid)
+        ledger.extend(
+            entry
+            for entry in prepared.ledger
+            if entry["message_key"] is None or entry["message_key"] in added_keys
+        )
+    if new_rows:
+        for shape in _by_shape(new_rows):
+            conn.execute(insert(S), shape)
+    for sid, values in changes:
+        conn.execute(update(S).where(S.c.id == sid).values(updated_at=now, **values))
+    bulk_insert(conn, M, all_messages)
+    inserted = [u for usage in fresh_usage.values() for u in usage if not u.pop("_stored", False)]
+    bulk_insert(conn, U, inserted)
+    if replace_usage:
+        _refresh_tokens(conn, fresh_usage)
+    if ledger:
+        conn.execute(
+            insert(R), [{**entry, "run_id": run_id, "quarantine_id": None} for entry in ledger]
+        )
+    result.redactions = len(ledger)
+    return result
+
+
+def _by_shape(rows: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    """Group rows by their set of keys (one executemany needs one shape)."""
+    shapes: dict[tuple[str, ...], list[dict[str, Any]]] = {}
+    for row in rows:
+        shapes.setdefault(tuple(sorted(row)), []).append(row)
+    return list(shapes.values())
+
+
+def _fresh_usage(conn: Connection, batch: Batch, replace: bool) -> dict[str, list[dict[str, Any]]]:
+    """Usage figures of the batch not stored yet, by session.
+
+    Whole-file sources (Hermes) report a session's running totals under one
+    key: there the latest read replaces the stored figure (marked ``_stored``).
+    """
+    keys = [u["usage_key"] for p in batch.sessions.values() for u in p.usage]
+    stored = _existing(conn, U.c.usage_key, U.c.harness == batch.harness, keys) if keys else set()
+    out: dict[str, list[dict[str, Any]]] = {}
+    for sid, prepared in batch.sessions.items():
+        for u in prepared.usage:
+            if u["usage_key"] not in stored:
+                # A response replayed in another file of the batch counts once: first wins.
+                stored.add(u["usage_key"])
+                out.setdefault(sid, []).append(u)
+            elif replace:
+                conn.execute(
+                    update(U)
+                    .where(U.c.harness == batch.harness, U.c.usage_key == u["usage_key"])
+                    .values(**{t: u[t] for t in TOKENS})
+                )
+                out.setdefault(sid, []).append({**u, "_stored": True})
+    return out
+
+
+def _refresh_tokens(conn: Connection, session_ids: Iterable[str]) -> None:
+    """Recompute totals from the usage table (after a replace-by-latest)."""
+    for sid in session_ids:
+        sums = conn.execute(
+            select(*(func.coalesce(func.sum(U.c[t]), 0) for t in TOKENS)).where(
+                U.c.session_id == sid
+            )
+        ).one()
+        conn.execute(update(S).where(S.c.id == sid).values(**dict(zip(TOKENS, sums, strict=True))))

@@ -1,0 +1,1 @@
+"""Members: the team's identities, grants and execution records."""

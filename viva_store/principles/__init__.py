@@ -1,0 +1,1 @@
+"""Principles: candidates, the owner's decisions, what is in force."""

@@ -1,0 +1,272 @@
+"""Keeping recall's derived data current: the full-text index and per-session importance.
+
+:func:`refresh` brings everything up to date and is cheap when nothing
+changed. It runs at the end of an import (bulk: every new message in chunks
+of ``CHUNK`` ids, one short write transaction each) and, lazily, before a
+recall query finds work pending (incremental) — so a search never misses a
+message that is stored, even after an import that stopped half-way.
+
+What it maintains (all derived, all rebuildable by :func:`rebuild`):
+
+* the message index (SQLite; PostgreSQL's expression index needs nothing),
+  up to the ``messages`` watermark in ``recall_state``;
+* one ``recall_session`` row per session: the indexed title, the count of
+  tool errors, whether a principle cites the session, the owner's latest
+  mark, and the importance derived from them
+  (:func:`viva_store.recall.ranking.importance`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import Connection, bindparam, case, func, insert, select, update
+
+from viva_store.access import require_owner
+from viva_store.db.tables import (
+    Message,
+    PrincipleVersion,
+    RecallMark,
+    RecallSession,
+    RecallState,
+    Session,
+)
+from viva_store.recall import fts
+from viva_store.recall.ranking import ImportanceSignals, importance
+from viva_store.store import Context
+
+M = Message.__table__  # type: ignore[attr-defined]
+S = Session.__table__  # type: ignore[attr-defined]
+RS = RecallSession.__table__  # type: ignore[attr-defined]
+RM = RecallMark.__table__  # type: ignore[attr-defined]
+ST = RecallState.__table__  # type: ignore[attr-defined]
+PV = PrincipleVersion.__table__  # type: ignore[attr-defined]
+
+CHUNK = 500_000
+IN_BATCH = 500
+WATERMARK = "messages"
+PRINCIPLES = "principle_versions"
+_SESSION_REF = re.compile(r"\bs[0-9a-f]{12}\b")
+
+
+@dataclass(slots=True)
+class RefreshReport:
+    """What a refresh did."""
+
+    messages_indexed: int = 0
+    sessions_refreshed: int = 0
+    titles_changed: int = 0
+    chunks: int = 0
+    touched: set[str] = field(default_factory=set)
+
+
+def _chunks(values: list[Any]) -> Iterable[list[Any]]:
+    for start in range(0, len(values), IN_BATCH):
+        yield values[start : start + IN_BATCH]
+
+
+def _get(conn: Connection, name: str) -> int:
+    value = conn.execute(select(ST.c.value).where(ST.c.name == name)).scalar()
+    return int(value or 0)
+
+
+def _set(conn: Connection, name: str, value: int) -> None:
+    if conn.execute(select(ST.c.name).where(ST.c.name == name)).first() is None:
+        conn.execute(insert(ST).values(name=name, value=value))
+    else:
+        conn.execute(update(ST).where(ST.c.name == name).values(value=value))
+
+
+def pending(conn: Connection) -> bool:
+    """Whether :func:`refresh` has anything to do (one statement of cheap counts)."""
+
+    def state(name: str) -> Any:
+        return select(ST.c.value).where(ST.c.name == name).scalar_subquery()
+
+    row = conn.execute(
+        select(
+            select(func.max(M.c.id)).scalar_subquery(),
+            state(WATERMARK),
+            select(func.count()).select_from(S).scalar_subquery(),
+            select(func.count()).select_from(RS).scalar_subquery(),
+            select(func.count()).select_from(PV).scalar_subquery(),
+            state(PRINCIPLES),
+        )
+    ).one()
+    top, mark, sessions, rows, principles, cited = (int(v or 0) for v in row)
+    return top > mark or sessions != rows or principles != cited
+
+
+def _ensure_rows(conn: Connection, ids: Iterable[str] | None) -> None:
+    """A ``recall_session`` row for these sessions (all sessions when None)."""
+    missing = select(S.c.id).where(~S.c.id.in_(select(RS.c.session_id)))
+    if ids is None:
+        fresh = list(conn.execute(missing).scalars())
+    else:
+        wanted = sorted(set(ids))
+        fresh = []
+        for part in _chunks(wanted):
+            fresh += list(conn.execute(missing.where(S.c.id.in_(part))).scalars())
+    if fresh:
+        conn.execute(
+            insert(RS),
+            [
+                {
+                    "session_id": sid,
+                    "title": None,
+                    "message_count": 0,
+                    "tool_errors": 0,
+                    "cited": False,
+                    "marked": None,
+                    "importance": 0.0,
+                    "reason": "",
+                }
+                for sid in fresh
+            ],
+        )
+
+
+def _index_chunk(conn: Connection, report: RefreshReport) -> bool:
+    """Index the next chunk of messages; False when there is none."""
+    fts.hold_message_writes(conn)
+    after = _get(conn, WATERMARK)
+    top = conn.execute(select(func.max(M.c.id))).scalar() or 0
+    if top <= after:
+        return False
+    upto = min(top, after + CHUNK)
+    errors = func.sum(case((M.c.kind == "tool_error", 1), else_=0))
+    rows = list(
+        conn.execute(
+            select(M.c.session_id, errors.label("errors"))
+            .where(M.c.id > after, M.c.id <= upto)
+            .group_by(M.c.session_id)
+        )
+    )
+    _ensure_rows(conn, [r.session_id for r in rows])  # the index refers to them (SQLite)
+    report.messages_indexed += fts.index_messages(conn, after, upto)
+    bumps = [{"sid": r.session_id, "n": int(r.errors or 0)} for r in rows if r.errors]
+    if bumps:
+        conn.execute(
+            update(RS)
+            .where(RS.c.session_id == bindparam("sid"))
+            .values(tool_errors=RS.c.tool_errors + bindparam("n")),
+            bumps,
+        )
+    report.touched.update(r.session_id for r in rows)
+    report.chunks += 1
+    _set(conn, WATERMARK, upto)
+    return True
+
+
+def _cited_sessions(conn: Connection) -> set[str]:
+    refs: set[str] = set()
+    for evidence in conn.execute(select(PV.c.evidence)).scalars():
+        for item in evidence or []:
+            refs.update(_SESSION_REF.findall(str(item)))
+    return refs
+
+
+def _sync_sessions(conn: Connection, report: RefreshReport) -> None:
+    """Rows for every session, changed titles, citations, and importance where it moved."""
+    _ensure_rows(conn, None)
+    report.titles_changed += fts.index_new_titles(conn)
+    title = select(S.c.title).where(S.c.id == RS.c.session_id).scalar_subquery()
+    conn.execute(update(RS).where(RS.c.title.is_(None)).values(title=title))
+    retitled = conn.execute(
+        select(RS.c.key, RS.c.session_id, RS.c.title, S.c.title.label("new"))
+        .join(S, S.c.id == RS.c.session_id)
+        .where(RS.c.title.is_distinct_from(S.c.title))
+    )
+    for row in list(retitled):
+        fts.retitle(conn, row.key, row.title, row.new)
+        conn.execute(update(RS).where(RS.c.key == row.key).values(title=row.new))
+        report.titles_changed += 1
+    principles = conn.execute(select(func.count()).select_from(PV)).scalar() or 0
+    if principles != _get(conn, PRINCIPLES):
+        cited = _cited_sessions(conn)
+        flips = [
+            {"sid": row.session_id, "c": not row.cited}
+            for row in conn.execute(select(RS.c.session_id, RS.c.cited))
+            if bool(row.cited) != (row.session_id in cited)
+        ]
+        if flips:
+            conn.execute(
+                update(RS).where(RS.c.session_id == bindparam("sid")).values(cited=bindparam("c")),
+                flips,
+            )
+            report.touched.update(f["sid"] for f in flips)
+        _set(conn, PRINCIPLES, int(principles))
+    new_rows = conn.execute(select(RS.c.session_id).where(RS.c.reason == "")).scalars()
+    report.touched.update(new_rows)
+    report.sessions_refreshed += reweigh(conn, report.touched)
+
+
+def reweigh(conn: Connection, session_ids: Iterable[str]) -> int:
+    """Recompute the importance of these sessions from their signals; returns how many."""
+    ids = sorted(set(session_ids))
+    changes = []
+    for part in _chunks(ids):
+        rows = conn.execute(
+            select(RS.c.session_id, RS.c.marked, RS.c.cited, RS.c.tool_errors, S.c.message_count)
+            .join(S, S.c.id == RS.c.session_id)
+            .where(RS.c.session_id.in_(part))
+        )
+        for row in rows:
+            value, reason = importance(
+                ImportanceSignals(row.marked, bool(row.cited), row.message_count, row.tool_errors)
+            )
+            changes.append({"sid": row.session_id, "v": value, "r": reason, "n": row.message_count})
+    if changes:
+        conn.execute(
+            update(RS)
+            .where(RS.c.session_id == bindparam("sid"))
+            .values(importance=bindparam("v"), reason=bindparam("r"), message_count=bindparam("n")),
+            changes,
+        )
+    return len(changes)
+
+
+def refresh(ctx: Context) -> RefreshReport:
+    """Index every stored message and bring per-session importance up to date."""
+    report = RefreshReport()
+    while ctx.store.write(lambda c: _index_chunk(c, report)):
+        pass
+    ctx.store.write(lambda c: _sync_sessions(c, report))
+    return report
+
+
+def refresh_if_pending(ctx: Context) -> RefreshReport | None:
+    """:func:`refresh` when :func:`pending` says so (the lazy path before a query)."""
+    if not ctx.store.read(pending):
+        return None
+    return refresh(ctx)
+
+
+def rebuild(ctx: Context) -> RefreshReport:
+    """Owner: throw the derived data away and build it again from the stored sessions."""
+    require_owner(ctx.actor, "rebuild the recall index")
+    reset(ctx)
+    return refresh(ctx)
+
+
+def reset(ctx: Context) -> None:
+    """Owner: empty the derived data (indexes, importance); the next refresh rebuilds it."""
+    require_owner(ctx.actor, "reset the recall index")
+
+    def work(conn: Connection) -> None:
+        fts.clear(conn)
+        conn.execute(RS.delete())
+        conn.execute(ST.delete())
+        _ensure_rows(conn, None)
+        newest = (
+            select(RM.c.session_id, func.max(RM.c.id).label("id")).group_by(RM.c.session_id)
+        ).subquery()
+        for row in conn.execute(select(RM).join(newest, RM.c.id == newest.c.id)):
+            conn.execute(
+                update(RS).where(RS.c.session_id == row.session_id).values(marked=row.importance)
+            )
+
+    ctx.store.write(work)

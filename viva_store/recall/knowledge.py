@@ -1,0 +1,170 @@
+"""Recall over skills and principles: nothing is deleted, so nothing stops being findable.
+
+Besides sessions, :func:`viva_store.recall.search.recall` finds a member's
+skills — forgotten ones too (DESIGN I2) — and its principles, superseded,
+retired and rejected versions too (DESIGN I8), each marked with its status.
+Both sets are small (tens to hundreds per member), so they are matched here,
+token by token, rather than through the full-text index.
+
+* A skill matches on its name, description and tags (team knowledge); its
+  body is not searched here — reading a body is what ``viva skill show`` is
+  for, and a member's read of it is a recorded use.
+* A principle version matches on its wording, approved wording and rationale.
+
+Scope: a member sees its own skill set and principles; the owner one
+member's or everyone's — the same :func:`viva_store.access.member_scope`
+as everywhere else, inside the queries. The rows read are remembered per
+connection and actor until anything is committed
+(:func:`viva_store.recall.changes.remembered`): the next search only matches.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Hashable, Iterable
+from datetime import datetime
+from functools import lru_cache
+from typing import Any
+
+from sqlalchemy import Connection, select
+
+from viva_store.access import member_scope
+from viva_store.clock import as_utc
+from viva_store.db.tables import MemberSkill, Skill
+from viva_store.principles.load import candidates, load
+from viva_store.principles.state import APPROVED
+from viva_store.recall import changes
+from viva_store.recall.query import ParsedQuery, normalize
+from viva_store.recall.ranking import RecallParams, combine, recency
+from viva_store.recall.records import RecallItem
+from viva_store.recall.snippet import make_snippet
+from viva_store.store import Context
+
+MS = MemberSkill.__table__  # type: ignore[attr-defined]
+SK = Skill.__table__  # type: ignore[attr-defined]
+_TOKEN = re.compile(r"(?:[^\W_]|[\ue000-\uf8ff])+")
+
+
+@lru_cache(maxsize=4096)
+def _terms_of(text: str) -> frozenset[str]:
+    """The normalized tokens of ``text`` (skills and principles rarely change: cached)."""
+    return frozenset(t.lower() if t.isascii() else normalize(t) for t in _TOKEN.findall(text))
+
+
+def _coverage(terms: frozenset[str], texts: Iterable[str]) -> float:
+    """The share of the query's terms found in ``texts``."""
+    found = frozenset().union(*(_terms_of(text) for text in texts))
+    return len(terms & found) / len(terms) if terms else 0.0
+
+
+def _matches(coverage: float, any_token: bool) -> bool:
+    return coverage > 0 if any_token else coverage >= 1.0
+
+
+def _age(now: datetime, at: datetime | None) -> float | None:
+    return (now - as_utc(at)).total_seconds() / 86400 if at is not None else None
+
+
+def _skill_rows(ctx: Context, conn: Connection, target: str | None) -> list[Any]:
+    query = (
+        select(MS.c.member, MS.c.status, MS.c.w_ref, MS.c.last_used_at, MS.c.updated_at, SK)
+        .join(SK, SK.c.name == MS.c.skill)
+        .where(member_scope(ctx.actor, MS.c.member))
+    )
+    if target is not None:
+        query = query.where(MS.c.member == target)
+    return list(conn.execute(query))
+
+
+def skills(
+    ctx: Context,
+    conn: Connection,
+    parsed: ParsedQuery,
+    target: str | None,
+    any_token: bool,
+    params: RecallParams,
+    now: datetime,
+    stamp: Hashable | None = None,
+) -> list[RecallItem]:
+    """Skills of the member's set (or every member's, for the owner) matching the query.
+
+    Importance is the skill's stored weight, capped at 1; ``marked`` is
+    ``forgotten`` for a skill that left the set.
+    """
+    key = ("recall.skills", ctx.actor, target)
+    rows = changes.remembered(conn, key, lambda: _skill_rows(ctx, conn, target), stamp)
+    out = []
+    for row in rows:
+        texts = (row.name.replace("-", " "), row.description, " ".join(row.tags or ()))
+        rel = _coverage(parsed.terms, texts)
+        if not _matches(rel, any_token):
+            continue
+        at = row.last_used_at or row.updated_at
+        rec = recency(_age(now, at), params.half_life_days)
+        imp = min(1.0, max(0.0, float(row.w_ref or 0.0)))
+        snippet = make_snippet(f"{row.name}: {row.description}", parsed.terms)
+        out.append(
+            RecallItem(
+                kind="skill",
+                id=row.name,
+                member=row.member,
+                marked=row.status,
+                at=as_utc(at) if at is not None else None,
+                score=round(combine(rel, rec, imp, params), 6),
+                snippet=snippet.text,
+                highlights=snippet.highlights,
+                factors={"relevance": rel, "recency": round(rec, 6), "importance": imp},
+            )
+        )
+    return out
+
+
+def principles(
+    ctx: Context,
+    conn: Connection,
+    parsed: ParsedQuery,
+    target: str | None,
+    any_token: bool,
+    params: RecallParams,
+    now: datetime,
+    stamp: Hashable | None = None,
+) -> list[RecallItem]:
+    """Principle versions matching the query, each marked with its status.
+
+    ``marked``: ``active`` (the version in force), ``superseded`` (approved
+    once, replaced by another version), ``retired`` (approved once, the
+    principle no longer in force), or the candidate's status (``pending``,
+    ``deferred``, ``rejected``, ``merged``). Importance: 1 for the version in
+    force, 0.5 for any other.
+    """
+    key = ("recall.principles", ctx.actor, target)
+    found = changes.remembered(conn, key, lambda: candidates(load(conn, ctx, member=target)), stamp)
+    out = []
+    for cand in found:
+        active = cand.active_version == cand.version and cand.status == APPROVED
+        wording = cand.active_text if active and cand.active_text else cand.text
+        rel = _coverage(parsed.terms, (wording, cand.text, cand.rationale))
+        if not _matches(rel, any_token):
+            continue
+        marked = cand.status
+        if active:
+            marked = "active"
+        elif cand.status == APPROVED:  # approved once, not in force now
+            marked = "retired" if cand.active_version is None else "superseded"
+        rec = recency(_age(now, cand.proposed_at), params.half_life_days)
+        imp = 1.0 if active else 0.5
+        snippet = make_snippet(wording, parsed.terms)
+        out.append(
+            RecallItem(
+                kind="principle",
+                id=cand.id,
+                member=cand.member,
+                marked=marked,
+                at=cand.proposed_at,
+                score=round(combine(rel, rec, imp, params), 6),
+                snippet=snippet.text,
+                highlights=snippet.highlights,
+                factors={"relevance": rel, "recency": round(rec, 6), "importance": imp},
+            )
+        )
+    return out

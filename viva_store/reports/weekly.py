@@ -1,0 +1,277 @@
+"""``viva report weekly``: what happened in one ISO week, per member (DESIGN §4).
+
+Read straight from the append-only logs: principle proposals and decisions
+(``principle_version``, ``principle_event``), skill events (``skill_event``:
+additions, uses, forgets and trial would-forgets, reclaims, track changes),
+sessions recovered (``session.imported_at``) and triaged (``classification``).
+
+The owner sees every member and the team's totals; a member-scoped call sees
+only its own section (DESIGN I5), with no team totals.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from dataclasses import dataclass, fields
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Connection, and_, func, select
+
+from viva_store.access import member_scope
+from viva_store.db.tables import Attribution, Classification, Session, SkillEvent
+from viva_store.members.service import list_members
+from viva_store.principles.batch import B
+from viva_store.principles.load import load
+from viva_store.principles.state import (
+    APPROVED,
+    DEFERRED,
+    PROPOSED,
+    REJECTED,
+    RETIRED,
+    ROLLED_BACK,
+    iso_week,
+    parse_week,
+    week_bounds,
+)
+from viva_store.records import JsonRecord
+from viva_store.registry import reader
+from viva_store.store import Context
+
+SE = SkillEvent.__table__  # type: ignore[attr-defined]
+S = Session.__table__  # type: ignore[attr-defined]
+A = Attribution.__table__  # type: ignore[attr-defined]
+C = Classification.__table__  # type: ignore[attr-defined]
+DECISIONS = (APPROVED, REJECTED, DEFERRED, ROLLED_BACK, RETIRED)
+ENTERS = ("added", "synced")
+
+
+@dataclass(frozen=True, slots=True)
+class MemberWeek(JsonRecord):
+    """One member's week. Lists hold plain dicts (JSON-ready apart from instants)."""
+
+    member: str
+    principles_proposed: tuple[dict[str, Any], ...]
+    principle_decisions: tuple[dict[str, Any], ...]
+    skills_added: tuple[dict[str, Any], ...]
+    skill_uses: tuple[dict[str, Any], ...]
+    skills_forgotten: tuple[str, ...]
+    skills_would_forget: tuple[str, ...]
+    skills_reclaimed: tuple[str, ...]
+    track_changes: tuple[dict[str, Any], ...]
+    sessions_recovered: int
+    sessions_triaged: int
+
+    @property
+    def quiet(self) -> bool:
+        """Nothing happened for this member this week."""
+        return not any(getattr(self, f.name) for f in fields(self) if f.name != "member")
+
+
+@dataclass(frozen=True, slots=True)
+class WeeklyReport(JsonRecord):
+    """The week's report. ``team`` is the owner's totals (``None`` for a member)."""
+
+    week: str
+    start: datetime
+    end: datetime
+    generated_at: datetime
+    members: tuple[MemberWeek, ...]
+    team: dict[str, Any] | None
+
+    def to_json(self) -> dict[str, Any]:
+        """One JSON document: the week, each member's section, the team's totals."""
+        data = JsonRecord.to_json(self)
+        data["members"] = [m.to_json() for m in self.members]
+        return data
+
+
+def _in(column: Any, start: datetime, end: datetime) -> Any:
+    return and_(column >= start, column < end)
+
+
+def _principles(
+    conn: Connection, ctx: Context, week: str, start: datetime, end: datetime
+) -> tuple[dict[str, list[dict[str, Any]]], dict[str, list[dict[str, Any]]]]:
+    proposed: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    decided: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    order: dict[str, int] = {}
+    for item in load(conn, ctx):
+        order.update(
+            {e.version_id: e.id for e in item.events if e.action == PROPOSED and e.version_id}
+        )
+        for row in item.versions.values():
+            if row.week == week:
+                proposed[item.member].append(
+                    {
+                        "id": row.id,
+                        "principle_id": item.id,
+                        "text": row.text,
+                        "proposed_by": row.proposed_by,
+                        "replaces_version": row.replaces_version,
+                        "status": item.state.status.get(row.id, "pending"),
+                    }
+                )
+        for ev in item.events:
+            if ev.action in DECISIONS and start <= ev.at < end:
+                row = item.version_row(ev.version) if ev.version is not None else None
+                decided[item.member].append(
+                    {
+                        "principle_id": item.id,
+                        "candidate": ev.version_id,
+                        "version": ev.version,
+                        "action": ev.action,
+                        "text": ev.text or (row.text if row is not None else None),
+                        "reason": ev.reason,
+                        "at": ev.at,
+                        "event": ev.id,
+                    }
+                )
+    for cands in proposed.values():
+        cands.sort(key=lambda p: order.get(p["id"], 0))  # log order, not the clock
+    for events in decided.values():
+        events.sort(key=lambda e: e["event"])
+        for e in events:
+            del e["event"]
+    return proposed, decided
+
+
+def _skills(
+    conn: Connection, ctx: Context, start: datetime, end: datetime
+) -> dict[str, dict[str, Any]]:
+    """The week's skill events per member. A use is valued as it stands now: an owner's
+    correction (``revalued``, whenever it came) replaces the value the use was recorded with."""
+    rows = list(
+        conn.execute(
+            select(SE.c.id, SE.c.member, SE.c.skill, SE.c.kind, SE.c.value, SE.c.track)
+            .where(_in(SE.c.at, start, end), member_scope(ctx.actor, SE.c.member))
+            .order_by(SE.c.id)
+        )
+    )
+    uses = [r.id for r in rows if r.kind == "used"]
+    corrected: dict[int, float] = {}
+    for part in range(0, len(uses), 500):
+        for r in conn.execute(
+            select(SE.c.target_id, SE.c.value)
+            .where(SE.c.kind == "revalued", SE.c.target_id.in_(uses[part : part + 500]))
+            .order_by(SE.c.id)
+        ):
+            corrected[r.target_id] = float(r.value or 0.0)
+    out: dict[str, dict[str, Any]] = defaultdict(_skills_empty)
+    for r in rows:
+        mine = out[r.member]
+        if r.kind in ENTERS:
+            mine["added"].append({"skill": r.skill, "how": r.kind})
+        elif r.kind == "used":
+            mine["uses"][r.skill] += 1
+            mine["value"][r.skill] += corrected.get(r.id, float(r.value or 0.0))
+            mine["corrected"][r.skill] += r.id in corrected
+        elif r.kind in ("forgotten", "would_forget", "reclaimed"):
+            if r.skill not in mine[r.kind]:
+                mine[r.kind].append(r.skill)
+        elif r.kind == "track_changed":
+            mine["tracks"].append({"skill": r.skill, "track": r.track})
+    return out
+
+
+def _sessions(
+    conn: Connection, ctx: Context, start: datetime, end: datetime
+) -> tuple[Counter[str | None], Counter[tuple[str, str | None]]]:
+    """Sessions recovered per current owner (``None``: unattributed/nobody's), and
+    owner triage events per (action, member)."""
+    recovered: Counter[str | None] = Counter()
+    query = (
+        select(A.c.status, A.c.member, func.count())
+        .select_from(S.outerjoin(A, A.c.session_id == S.c.id))
+        .where(_in(S.c.imported_at, start, end))
+        .group_by(A.c.status, A.c.member)
+    )
+    if not ctx.actor.is_owner:
+        query = query.where(A.c.status == "attributed", member_scope(ctx.actor, A.c.member))
+    for status, member, n in conn.execute(query):
+        recovered[member if status == "attributed" else f"~{status or 'unattributed'}"] += n
+    triage: Counter[tuple[str, str | None]] = Counter()
+    query = (
+        select(C.c.action, C.c.member, func.count())
+        .where(_in(C.c.at, start, end), C.c.action.in_(("member", "nobody", "unclassify")))
+        .group_by(C.c.action, C.c.member)
+    )
+    if not ctx.actor.is_owner:
+        query = query.where(C.c.action == "member", member_scope(ctx.actor, C.c.member))
+    for action, member, n in conn.execute(query):
+        triage[(action, member)] += n
+    return recovered, triage
+
+
+@reader
+def weekly_report(ctx: Context, week: str | None = None) -> WeeklyReport:
+    """The report of ``week`` (``YYYY-Www``; default: the store clock's current week)."""
+    now = ctx.store.now()
+    week = parse_week(week) if week is not None else iso_week(now)
+    start, end = week_bounds(week)
+    names = [m.name for m in list_members(ctx) if ctx.actor.is_owner or m.name == ctx.actor.member]
+
+    def work(conn: Connection) -> tuple[Any, ...]:
+        proposed, decided = _principles(conn, ctx, week, start, end)
+        skills = _skills(conn, ctx, start, end)
+        recovered, triage = _sessions(conn, ctx, start, end)
+        batches = []
+        if ctx.actor.is_owner:
+            batches = [
+                {"id": r.id, "created_by": r.created_by, "summary": r.summary}
+                for r in conn.execute(select(B).where(B.c.week == week).order_by(B.c.created_at))
+            ]
+        return proposed, decided, skills, recovered, triage, batches
+
+    proposed, decided, skills, recovered, triage, batches = ctx.store.read(work)
+    sections = []
+    for name in names:
+        sk = skills.get(name) or _skills_empty()
+        sections.append(
+            MemberWeek(
+                member=name,
+                principles_proposed=tuple(proposed.get(name, [])),
+                principle_decisions=tuple(decided.get(name, [])),
+                skills_added=tuple(sk["added"]),
+                skill_uses=tuple(
+                    {
+                        "skill": s,
+                        "uses": n,
+                        "value": round(sk["value"][s], 4),
+                        "corrected": sk["corrected"][s],
+                    }
+                    for s, n in sorted(sk["uses"].items())
+                ),
+                skills_forgotten=tuple(sk["forgotten"]),
+                skills_would_forget=tuple(sk["would_forget"]),
+                skills_reclaimed=tuple(sk["reclaimed"]),
+                track_changes=tuple(sk["tracks"]),
+                sessions_recovered=recovered.get(name, 0),
+                sessions_triaged=triage.get(("member", name), 0),
+            )
+        )
+    team = None
+    if ctx.actor.is_owner:
+        team = {
+            "sessions_recovered": sum(recovered.values()),
+            "sessions_unattributed": recovered.get("~unattributed", 0),
+            "sessions_nobody": recovered.get("~nobody", 0),
+            "sessions_triaged": sum(n for (a, _), n in triage.items() if a != "unclassify"),
+            "sessions_filed_nobody": sum(n for (a, _), n in triage.items() if a == "nobody"),
+            "sessions_unclassified": sum(n for (a, _), n in triage.items() if a == "unclassify"),
+            "principle_batches": batches,
+        }
+    return WeeklyReport(week, start, end, now, tuple(sections), team)
+
+
+def _skills_empty() -> dict[str, Any]:
+    return {
+        "added": [],
+        "uses": Counter(),
+        "value": Counter(),
+        "corrected": Counter(),
+        "forgotten": [],
+        "would_forget": [],
+        "reclaimed": [],
+        "tracks": [],
+    }

@@ -1,0 +1,1 @@
+"""Recovered sessions and their messages, read within the caller's scope."""

@@ -1,0 +1,258 @@
+"""Reading recovered sessions, within what the actor may see (DESIGN I5).
+
+The owner sees every session; a member sees only sessions attributed to it.
+The scope is part of every query (``attribution.member`` is indexed), never a
+filter applied afterwards.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Connection, Select, func, or_, select
+
+from viva_store.access import member_scope
+from viva_store.clock import as_utc
+from viva_store.db.tables import Attribution, Message, Session
+from viva_store.errors import InvalidInput, NotFound
+from viva_store.importing.prepare import session_id
+from viva_store.records import JsonRecord, MessageRecord, SessionRecord
+from viva_store.registry import reader
+from viva_store.store import Context
+
+S = Session.__table__  # type: ignore[attr-defined]
+A = Attribution.__table__  # type: ignore[attr-defined]
+M = Message.__table__  # type: ignore[attr-defined]
+STATUSES = ("unattributed", "attributed", "nobody")
+TOKENS = (
+    "input_tokens",
+    "output_tokens",
+    "cache_read_tokens",
+    "cache_write_tokens",
+    "reasoning_tokens",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class SessionFilter:
+    """What ``viva sessions`` asks for; every field narrows."""
+
+    status: str | None = None  # None: all the actor may see
+    member: str | None = None
+    harness: str | None = None
+    project: str | None = None
+    since: datetime | None = None
+    text: str | None = None
+    limit: int | None = None
+    offset: int = 0
+
+
+def _base(ctx: Context) -> Select[Any]:
+    status = A.c.status
+    query = select(
+        S, status.label("a_status"), A.c.member.label("a_member"), A.c.source, A.c.note
+    ).select_from(S.outerjoin(A, A.c.session_id == S.c.id))
+    if not ctx.actor.is_owner:
+        query = query.where(status == "attributed", member_scope(ctx.actor, A.c.member))
+    return query
+
+
+def _record(row: Any) -> SessionRecord:
+    status = row.a_status or "unattributed"
+    parent = session_id(row.harness, row.parent_native_id) if row.parent_native_id else None
+    return SessionRecord(
+        id=row.id,
+        harness=row.harness,
+        native_id=row.native_id,
+        project=row.project,
+        cwd=row.cwd,
+        started_at=as_utc(row.started_at) if row.started_at else None,
+        ended_at=as_utc(row.ended_at) if row.ended_at else None,
+        title=row.title,
+        message_count=row.message_count,
+        member=row.a_member if status == "attributed" else None,
+        status=status,
+        parent_id=parent,
+        relation=row.relation,
+        git_branch=row.git_branch,
+        models=tuple(row.models or ()),
+        entrypoint=row.entrypoint,
+        originator=row.originator,
+        tokens={t.removesuffix("_tokens"): int(getattr(row, t) or 0) for t in TOKENS},
+        attribution_source=row.source or "none",
+        note=row.note or "",
+    )
+
+
+@reader
+def list_sessions(ctx: Context, flt: SessionFilter | None = None) -> list[SessionRecord]:
+    """Sessions, newest first, narrowed by ``flt``."""
+    flt = flt or SessionFilter()
+    query = _base(ctx)
+    if flt.status is not None:
+        if flt.status not in STATUSES:
+            raise InvalidInput(f"unknown status {flt.status!r}")
+        if flt.status == "unattributed":
+            query = query.where(or_(A.c.status.is_(None), A.c.status == "unattributed"))
+        else:
+            query = query.where(A.c.status == flt.status)
+    if flt.member is not None:
+        query = query.where(A.c.status == "attributed", A.c.member == flt.member)
+    if flt.harness is not None:
+        query = query.where(S.c.harness == flt.harness)
+    if flt.project is not None:
+        query = query.where(or_(S.c.project == flt.project, S.c.cwd == flt.project))
+    if flt.since is not None:
+        query = query.where(S.c.started_at >= flt.since)
+    if flt.text:
+        like = f"%{flt.text.lower()}%"
+        query = query.where(
+            or_(
+                func.lower(S.c.title).like(like),
+                func.lower(S.c.project).like(like),
+                S.c.native_id.like(like),
+            )
+        )
+    query = query.order_by(S.c.started_at.desc().nulls_last(), S.c.id).offset(flt.offset)
+    if flt.limit is not None:
+        query = query.limit(flt.limit)
+    return ctx.store.read(lambda c: [_record(r) for r in c.execute(query)])
+
+
+@dataclass(frozen=True, slots=True)
+class MemberActivity(JsonRecord):
+    """How much experience is filed into a member's name, and how recent it is."""
+
+    sessions: int
+    last_started: datetime | None
+
+
+@reader
+def member_activity(ctx: Context) -> dict[str, MemberActivity]:
+    """Per member the actor may see: its attributed sessions and the latest start.
+
+    One grouped query (the roster used to load every session of every member to
+    count them).
+    """
+    sub = _base(ctx).where(A.c.status == "attributed").subquery()
+    query = select(sub.c.a_member, func.count(), func.max(sub.c.started_at)).group_by(
+        sub.c.a_member
+    )
+    rows = ctx.store.read(lambda c: c.execute(query).all())
+    return {
+        member: MemberActivity(int(count), as_utc(last) if last else None)
+        for member, count, last in rows
+    }
+
+
+def resolve_ids(conn: Connection, ctx: Context, ref: str) -> str:
+    """A session id from Viva's id, the harness's id, or a unique prefix of either."""
+    ref = ref.strip()
+    if not ref:
+        raise InvalidInput("empty session id")
+    base = _base(ctx).with_only_columns(S.c.id, S.c.native_id, S.c.harness)
+    exact = list(conn.execute(base.where(or_(S.c.id == ref, S.c.native_id == ref))))
+    if len(exact) == 1:
+        return str(exact[0].id)
+    if not exact:
+        escaped = ref.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        exact = list(
+            conn.execute(
+                base.where(
+                    or_(
+                        S.c.id.like(escaped + "%", escape="\\"),
+                        S.c.native_id.like(escaped + "%", escape="\\"),
+                    )
+                ).limit(6)
+            )
+        )
+        if len(exact) == 1:
+            return str(exact[0].id)
+    if not exact:
+        raise NotFound(f"no session matches {ref!r}")
+    shown = ", ".join(f"{r.id} ({r.harness} {r.native_id[:12]})" for r in exact[:5])
+    raise InvalidInput(f"{ref!r} is ambiguous: {shown}; give more characters")
+
+
+def resolve_many(conn: Connection, ctx: Context, refs: Sequence[str]) -> list[str]:
+    """Like :func:`resolve_ids` for many refs: exact ids and native ids in bulk, prefixes singly.
+
+    The bulk path is what keeps classifying 10,000 sessions a matter of seconds.
+    """
+    wanted = list(dict.fromkeys(r.strip() for r in refs))
+    exact: dict[str, set[str]] = {}
+    base = _base(ctx).with_only_columns(S.c.id, S.c.native_id)
+    for start in range(0, len(wanted), 500):
+        part = wanted[start : start + 500]
+        for row in conn.execute(base.where(or_(S.c.id.in_(part), S.c.native_id.in_(part)))):
+            for key in (row.id, row.native_id):
+                exact.setdefault(key, set()).add(row.id)
+    out: list[str] = []
+    for ref in wanted:
+        found = exact.get(ref, set())
+        out.append(next(iter(found)) if len(found) == 1 else resolve_ids(conn, ctx, ref))
+    return out
+
+
+def resolve_session(ctx: Context, ref: str) -> str:
+    """Public form of :func:`resolve_ids` in its own read transaction."""
+    return ctx.store.read(lambda c: resolve_ids(c, ctx, ref))
+
+
+@reader
+def get_session(ctx: Context, ref: str) -> SessionRecord:
+    """One session the actor may see."""
+    sid = resolve_session(ctx, ref)
+    row = ctx.store.read(lambda c: c.execute(_base(ctx).where(S.c.id == sid)).first())
+    if row is None:
+        raise NotFound(f"no session matches {ref!r}")
+    return _record(row)
+
+
+@reader
+def session_messages(
+    ctx: Context, ref: str, limit: int | None = None, offset: int = 0
+) -> list[MessageRecord]:
+    """A session's messages in order (redacted at import; nothing else is stored)."""
+    sid = get_session(ctx, ref).id
+    query = (
+        select(
+            M.c.seq,
+            M.c.role,
+            M.c.at,
+            M.c.text,
+            M.c.tool,
+            M.c.tool_input,
+            M.c.tool_result,
+            M.c.sidechain,
+            M.c.synthetic,
+            M.c.model,
+            M.c.kind,
+        )
+        .where(M.c.session_id == sid)
+        .order_by(M.c.seq)
+        .offset(offset)
+    )
+    if limit is not None:
+        query = query.limit(limit)
+    return ctx.store.read(
+        lambda c: [
+            MessageRecord(
+                seq=r.seq,
+                role=r.role,
+                at=as_utc(r.at) if r.at else None,
+                text=r.text,
+                tool=r.tool,
+                tool_input=r.tool_input,
+                tool_result=r.tool_result,
+                sidechain=bool(r.sidechain),
+                synthetic=bool(r.synthetic),
+                model=r.model,
+                kind=r.kind,
+            )
+            for r in c.execute(query)
+        ]
+    )

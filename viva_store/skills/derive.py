@@ -1,0 +1,165 @@
+"""Skill uses from the recovered transcripts of sessions Viva launched (DESIGN §3).
+
+Run by the importer once an execution has ended (its outcome values the uses): the
+skills its transcript shows being read, and those read live with ``viva skill show``
+during it, get one credited use each. A classification change rebuilds the weights of
+the members whose session axis moved. See :mod:`viva_store.skills.uses`.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import Connection, and_, select
+
+from viva_store.access import require_owner
+from viva_store.skills.axis import axis_now
+from viva_store.skills.axis_table import refresh_axes
+from viva_store.skills.credit import SLACK, append_event, cache_row, credit
+from viva_store.skills.events import MSG, SE, SK, VIVA, A, C, E, S, day_of, skill_params
+from viva_store.skills.forget import settle
+from viva_store.skills.rebuild import rebuild_members
+from viva_store.skills.refs import SessionRef, execution_ref, session_ref
+from viva_store.skills.transcript import skills_read
+from viva_store.store import Context
+
+
+def derive_uses(conn: Connection, ctx: Context, session_id: str) -> list[str]:
+    """Credit the uses a recovered session launched by Viva shows (once per skill).
+
+    The session must be attributed by an execution record that has ended with an outcome;
+    the skills read in its transcript (and its sub-agents'), and those read live with
+    ``viva skill show`` during the execution, each get one use valued by the outcome.
+    Skills not in the member's set get a ``read`` event instead. Idempotent.
+    """
+    params = skill_params(ctx.store.config.section("skills"))
+    now = ctx.store.now()
+    xid = conn.execute(
+        select(C.c.execution_id)
+        .where(C.c.session_id == session_id, C.c.action == "execution")
+        .order_by(C.c.id.desc())
+    ).scalar()
+    row = conn.execute(select(E).where(E.c.id == xid)).first() if xid else None
+    if row is None or row.ended_at is None or row.outcome not in ("success", "failure"):
+        return []
+    execution = execution_ref(row)
+    sess = session_ref(conn, execution.member, session_id)
+    if sess is None:
+        return []
+    native = conn.execute(select(S.c.harness, S.c.native_id).where(S.c.id == session_id)).one()
+    children = select(S.c.id).where(
+        and_(S.c.harness == native.harness, S.c.parent_native_id == native.native_id)
+    )
+    calls = conn.execute(
+        select(MSG.c.seq, MSG.c.tool, MSG.c.tool_input)
+        .where(
+            (MSG.c.session_id == session_id) | MSG.c.session_id.in_(children),
+            MSG.c.tool.is_not(None),
+        )
+        .order_by(MSG.c.session_id, MSG.c.seq)
+    )
+    settle(conn, params, now, execution.member)  # what is due is forgotten first
+    library = set(conn.execute(select(SK.c.name)).scalars())
+    found = skills_read(((r.seq, r.tool, r.tool_input) for r in calls), library)
+    live: dict[str, list[int]] = {}
+    for event_id, skill in conn.execute(
+        select(SE.c.id, SE.c.skill).where(
+            (SE.c.member + "") == execution.member,
+            SE.c.kind == "read",
+            SE.c.execution_id == execution.id,
+            SE.c.at >= execution.started_at - SLACK,
+        )
+    ):
+        live.setdefault(skill, []).append(int(event_id))
+    credited: list[str] = []
+    for skill in sorted(set(found) | set(live)):
+        basis = {"messages": found.get(skill, []), "reads": live.get(skill, [])}
+        state = cache_row(conn, execution.member, skill)
+        if state is not None and state.status == "active":
+            done = credit(
+                conn,
+                params,
+                now,
+                execution.member,
+                skill,
+                execution.outcome or "failure",
+                sess,
+                execution,
+                VIVA,
+                "read in the recovered transcript",
+                basis,
+            )
+            if done.credited:
+                credited.append(skill)
+        elif skill in found and not _read_logged(conn, execution.member, skill, sess):
+            append_event(
+                conn,
+                member=execution.member,
+                skill=skill,
+                kind="read",
+                session_id=sess.id,
+                execution_id=execution.id,
+                session_pos=float(axis_now(conn, execution.member)),
+                day=day_of(sess.started_at),
+                at=now,
+                actor=VIVA,
+                reason="read in the recovered transcript (not in the set)",
+                basis=basis,
+            )
+    return credited
+
+
+def _read_logged(conn: Connection, member: str, skill: str, sess: SessionRef) -> bool:
+    return (
+        conn.execute(
+            select(SE.c.id)
+            .where(
+                (SE.c.member + "") == member,
+                SE.c.skill == skill,
+                SE.c.kind == "read",
+                SE.c.session_id == sess.id,
+                SE.c.at >= sess.started_at - SLACK,
+            )
+            .limit(1)
+        ).first()
+        is not None
+    )
+
+
+def after_attribution(
+    conn: Connection, ctx: Context, changed: set[str], session_ids: set[str] | None = None
+) -> None:
+    """Inside an attribution change's transaction: rebuild the members whose session axis
+    moved, then credit the uses of newly recovered sessions that Viva launched."""
+    params = skill_params(ctx.store.config.section("skills"))
+    if changed:
+        refresh_axes(conn, changed)
+        rebuild_members(conn, params, ctx.store.now(), changed)
+    if session_ids:
+        by_execution = conn.execute(
+            select(A.c.session_id).where(
+                A.c.session_id.in_(sorted(session_ids)), A.c.source == "execution"
+            )
+        ).scalars()
+        for sid in sorted(by_execution):
+            derive_uses(conn, ctx, sid)
+
+
+def credit_execution(ctx: Context, execution_id: str) -> list[str]:
+    """Owner: credit the uses of an ended execution whose session is already recovered.
+
+    ``viva launch`` calls this after recording the end, for a session the importer saw
+    before the execution ended. Idempotent.
+    """
+    require_owner(ctx.actor, "credit an execution's skill uses")
+
+    def work(conn: Connection) -> list[str]:
+        sids = conn.execute(
+            select(C.c.session_id).where(
+                C.c.execution_id == execution_id, C.c.action == "execution"
+            )
+        ).scalars()
+        out: list[str] = []
+        for sid in sorted(set(sids)):
+            out += derive_uses(conn, ctx, sid)
+        return out
+
+    return ctx.store.write(work)

@@ -1,0 +1,251 @@
+"""Where skill uses come from (DESIGN §3): direct records, live reads, transcripts.
+
+* ``viva skill use M NAME --outcome success|failure [--session ID]`` — :func:`record_use`.
+  With a session the use is credited to it; a member acting under a launch grant
+  without ``--session`` credits its execution; otherwise the use stands alone and is
+  credited at most once per UTC day.
+* ``--outcome corrected`` (owner only) — :func:`correct_use` re-values an earlier use at
+  0.0 with a ``revalued`` event; the original is never edited.
+* ``viva skill show NAME`` under a member's grant — :func:`read_skill` logs a ``read``.
+  The use it evidences is valued by the execution's outcome, which is known only when
+  the execution has ended: a read after the end is credited at once; a read during a
+  running execution is credited when the execution's session is recovered
+  (:func:`derive_uses`), together with what the transcript shows. A read with no
+  execution at all is logged and not credited (no execution, no outcome).
+* A recovered transcript of a session Viva launched — :func:`derive_uses`, run by the
+  importer once the execution has ended: one use per skill read (see
+  :mod:`viva_store.skills.transcript`), valued by the outcome.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import Connection, select
+
+from viva_store.access import require_owner, require_self_or_owner
+from viva_store.db.raw import NeedsCore, RawTx
+from viva_store.errors import InvalidInput, NotFound
+from viva_store.records import SkillRecord
+from viva_store.registry import reader
+from viva_store.sessions.service import resolve_ids
+from viva_store.skills.axis import axis_now, load_axes
+from viva_store.skills.credit import (
+    Credit,
+    append_event,
+    cache_row,
+    credit,
+    locate,
+)
+from viva_store.skills.derive import after_attribution, credit_execution, derive_uses
+from viva_store.skills.events import (
+    SE,
+    VIVA,
+    C,
+    Tx,
+    actor_name,
+    day_of,
+    skill_params,
+)
+from viva_store.skills.library import get_skill
+from viva_store.skills.named import credit_named_session
+from viva_store.skills.pair import rebuild_pair
+from viva_store.skills.refs import (
+    ExecutionRef,
+    SessionRef,
+    execution_of,
+    session_of_execution,
+    session_ref,
+)
+from viva_store.store import Context
+
+OUTCOMES = ("success", "failure", "corrected")
+__all__ = [
+    "OUTCOMES",
+    "after_attribution",
+    "correct_use",
+    "credit_execution",
+    "derive_uses",
+    "read_skill",
+    "record_use",
+]
+
+
+def record_use(
+    ctx: Context, member: str, skill: str, outcome: str, session: str | None = None
+) -> Credit:
+    """Record a use of ``skill`` by ``member`` directly (``viva skill use``).
+
+    ``session`` (an id or unique prefix) names the session the use belongs to; it must be
+    one of the member's. The owner, or the member itself, may record; only the owner may
+    record ``corrected`` (see :func:`correct_use`).
+
+    This is the hot path: the use runs in one transaction on the DBAPI connection
+    (:meth:`~viva_store.store.Store.write_raw`), its few statements prepared. A session
+    named other than exactly (a prefix), a forget that may be due, or an uncached session
+    count roll that back and take the Core path, the same rules in a Core transaction.
+    """
+    require_self_or_owner(ctx.actor, member, "record skill uses")
+    if outcome not in OUTCOMES:
+        raise InvalidInput(f"outcome: expected one of {', '.join(OUTCOMES)}, got {outcome!r}")
+    if outcome == "corrected":
+        return correct_use(ctx, member, skill, session)
+    params = skill_params(ctx.store.config.section("skills"))
+    now = ctx.store.now()
+    actor = actor_name(ctx.actor.member)
+
+    def use(conn: Tx, sess: SessionRef | None) -> Credit:
+        execution: ExecutionRef | None = None
+        if session is None:
+            execution = execution_of(conn, ctx.actor, None)
+            if execution is not None:
+                sess = session_of_execution(conn, member, execution.id)
+        return credit(
+            conn, params, now, member, skill, outcome, sess, execution, actor, "viva skill use"
+        )
+
+    def hot(tx: RawTx) -> Credit:
+        # The DBAPI transaction: a session named exactly in one read, everything else as
+        # below (the execution of a grant, or the day).
+        if session is None:
+            return use(tx, None)
+        return credit_named_session(
+            tx, params, now, member, skill, outcome, session.strip(), actor, "viva skill use"
+        )
+
+    def work(conn: Connection) -> Credit:
+        sess: SessionRef | None = None
+        if session is not None:
+            sid = resolve_ids(conn, ctx, session)
+            sess = session_ref(conn, member, sid)
+            if sess is None:
+                raise InvalidInput(f"session {sid} is not one of {member}'s sessions")
+        return use(conn, sess)
+
+    try:
+        return ctx.store.write_raw(hot)
+    except NeedsCore:
+        return ctx.store.write(work)
+
+
+def correct_use(ctx: Context, member: str, skill: str, session: str | None = None) -> Credit:
+    """Owner: re-value a credited use at ``value_corrected`` (0.0) with a ``revalued`` event.
+
+    The use is the one credited for ``session`` if given, else the latest one since the
+    skill last entered the set. The original event is never edited; the pair is rebuilt.
+    """
+    require_owner(ctx.actor, "correct a skill use")
+    params = skill_params(ctx.store.config.section("skills"))
+    now = ctx.store.now()
+
+    def work(conn: Connection) -> Credit:
+        state = cache_row(conn, member, skill)
+        if state is None:
+            raise InvalidInput(f"{skill} was never in {member}'s skill set")
+        query = select(SE).where(
+            SE.c.member == member,
+            SE.c.skill == skill,
+            SE.c.kind == "used",
+            SE.c.id > (state.epoch_seq or 0),
+        )
+        if session is not None:
+            sid = resolve_ids(conn, ctx, session)
+            xids = select(C.c.execution_id).where(C.c.session_id == sid, C.c.action == "execution")
+            query = query.where((SE.c.session_id == sid) | SE.c.execution_id.in_(xids))
+        target = conn.execute(query.order_by(SE.c.id.desc())).first()
+        if target is None:
+            raise NotFound(f"no credited use of {skill} by {member} to correct")
+        done = conn.execute(
+            select(SE.c.id).where(
+                SE.c.member == member,
+                SE.c.skill == skill,
+                SE.c.kind == "revalued",
+                SE.c.target_id == target.id,
+            )
+        ).first()
+        if done is not None:
+            raise InvalidInput(f"use {target.id} of {skill} is already corrected")
+        event_id = append_event(
+            conn,
+            member=member,
+            skill=skill,
+            kind="revalued",
+            value=params.value_corrected,
+            outcome="corrected",
+            session_id=target.session_id,
+            execution_id=target.execution_id,
+            target_id=target.id,
+            session_pos=target.session_pos,
+            day=target.day,
+            at=now,
+            actor="owner",
+            reason="corrected by the owner",
+            basis={"target": target.id, "was": target.value},
+        )
+        axis = load_axes(conn, [member])[member]
+        new = rebuild_pair(conn, params, member, skill, axis, now)
+        assert new is not None
+        weight = new.weight(axis.now, day_of(now), params)
+        return Credit(
+            member,
+            skill,
+            True,
+            event_id,
+            params.value_corrected,
+            weight,
+            target.session_id,
+            target.execution_id,
+        )
+
+    return ctx.store.write(work)
+
+
+@reader
+def read_skill(ctx: Context, name: str, execution_id: str | None = None) -> SkillRecord:
+    """A team skill with its body; a member's read is logged (``viva skill show``).
+
+    The read is tied to the member's execution (found from its grant, else
+    ``execution_id``, i.e. ``VIVA_EXECUTION``). It is credited as a use at once when that
+    execution has ended, else when its session is recovered (:func:`derive_uses`).
+    """
+    skill = get_skill(ctx, name)
+    if ctx.actor.is_owner or ctx.actor.member is None:
+        return skill
+    member = ctx.actor.member
+    params = skill_params(ctx.store.config.section("skills"))
+    now = ctx.store.now()
+
+    def work(conn: Connection) -> None:
+        execution = execution_of(conn, ctx.actor, execution_id)
+        sess = session_of_execution(conn, member, execution.id) if execution else None
+        now_pos = axis_now(conn, member)
+        pos, tau = locate(conn, member, now_pos, sess, execution, now)
+        append_event(
+            conn,
+            member=member,
+            skill=name,
+            kind="read",
+            session_id=sess.id if sess else None,
+            execution_id=execution.id if execution else None,
+            session_pos=float(pos),
+            day=day_of(tau),
+            at=now,
+            actor=member,
+            reason="viva skill show",
+        )
+        state = cache_row(conn, member, name)
+        active = state is not None and state.status == "active"
+        if execution is not None and execution.ended and execution.outcome and active:
+            credit(
+                conn,
+                params,
+                now,
+                member,
+                name,
+                execution.outcome,
+                sess,
+                execution,
+                VIVA,
+                "read during the execution (viva skill show)",
+            )
+
+    ctx.store.write(work)
+    return skill

@@ -1,1 +1,0 @@
-"""Suggesting a member for a queued session: pure model code, no I/O."""

@@ -1,0 +1,1 @@
+"""Triage: attribution, the owner's classifications, suggestions."""

@@ -1,0 +1,145 @@
+"""``viva suggest``: a member per queued session, with a calibrated confidence.
+
+Learned locally from the owner's own past decisions (sessions attributed by
+the owner or by an execution record). Below the threshold nothing is
+proposed and the reason says so. Nothing here changes attribution except
+:func:`accept_suggestions`, which the owner runs explicitly (DESIGN job 1).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import Connection, select
+
+from viva_store.access import require_owner
+from viva_store.db.tables import Attribution, Message, Session
+from viva_store.records import JsonRecord
+from viva_store.registry import reader
+from viva_store.store import Context
+from viva_store.triage.classify import classify
+from viva_store.triage.suggest_model import Suggester, features, train
+
+A = Attribution.__table__  # type: ignore[attr-defined]
+M = Message.__table__  # type: ignore[attr-defined]
+S = Session.__table__  # type: ignore[attr-defined]
+MIN_TRAINING = 20
+FIRST_PROMPTS = 3
+IN_BATCH = 500
+
+
+@dataclass(frozen=True, slots=True)
+class Suggestion(JsonRecord):
+    """A proposal for one queued session (``member`` None: nothing proposed)."""
+
+    session_id: str
+    member: str | None
+    confidence: float
+    best_guess: str | None
+    reason: str
+
+
+def _first_prompts(conn: Connection, ids: list[str]) -> dict[str, list[str]]:
+    texts: dict[str, list[str]] = defaultdict(list)
+    for start in range(0, len(ids), IN_BATCH):
+        part = ids[start : start + IN_BATCH]
+        rows = conn.execute(
+            select(M.c.session_id, M.c.text)
+            .where(M.c.session_id.in_(part), M.c.role == "user", M.c.synthetic.is_(False))
+            .order_by(M.c.session_id, M.c.seq)
+        )
+        for row in rows:
+            bucket = texts[row.session_id]
+            if len(bucket) < FIRST_PROMPTS:
+                bucket.append(row.text[:500])
+    return texts
+
+
+def _features(rows: Iterable[Any], prompts: dict[str, list[str]]) -> dict[str, list[str]]:
+    return {
+        r.id: features(
+            r.project, r.cwd, r.harness, r.git_branch, [r.title or "", *prompts.get(r.id, [])]
+        )
+        for r in rows
+    }
+
+
+def _load(ctx: Context) -> tuple[Suggester, list[tuple[str, list[str]]]]:
+    def work(conn: Connection) -> tuple[Suggester, list[tuple[str, list[str]]]]:
+        cols = (S.c.id, S.c.project, S.c.cwd, S.c.harness, S.c.git_branch, S.c.title)
+        joined = S.outerjoin(A, A.c.session_id == S.c.id)
+        labelled = list(
+            conn.execute(
+                select(*cols, A.c.member)
+                .select_from(joined)
+                .where(A.c.status == "attributed", A.c.source.in_(("owner", "execution")))
+                .order_by(S.c.started_at, S.c.id)
+            )
+        )
+        queued = list(
+            conn.execute(
+                select(*cols)
+                .select_from(joined)
+                .where((A.c.status.is_(None)) | (A.c.status == "unattributed"))
+                .order_by(S.c.started_at.desc(), S.c.id)
+            )
+        )
+        prompts = _first_prompts(conn, [r.id for r in labelled] + [r.id for r in queued])
+        train_feats = _features(labelled, prompts)
+        model = train([(train_feats[r.id], r.member) for r in labelled])
+        queue_feats = _features(queued, prompts)
+        return model, [(r.id, queue_feats[r.id]) for r in queued]
+
+    return ctx.store.read(work)
+
+
+@reader
+def suggest(ctx: Context, min_confidence: float | None = None) -> list[Suggestion]:
+    """Owner: a suggested member for every session in the triage queue."""
+    require_owner(ctx.actor, "see triage suggestions")
+    threshold = (
+        float(ctx.store.config.section("triage").get("suggest_min_confidence", 0.6))
+        if min_confidence is None
+        else min_confidence
+    )
+    model, queue = _load(ctx)
+    out: list[Suggestion] = []
+    for sid, feats in queue:
+        if model.trained_on < MIN_TRAINING:
+            reason = (
+                "not enough of your classifications to learn from yet "
+                f"({model.trained_on} of {MIN_TRAINING})"
+            )
+            out.append(Suggestion(sid, None, 0.0, None, reason))
+            continue
+        guess = model.suggest(feats)
+        if guess is None:
+            out.append(Suggestion(sid, None, 0.0, None, "no model"))
+            continue
+        label, confidence = guess
+        if confidence < threshold:
+            reason = (
+                f"not confident enough: best guess {label} at {confidence:.2f} < {threshold:.2f}"
+            )
+            out.append(Suggestion(sid, None, round(confidence, 3), label, reason))
+        else:
+            out.append(
+                Suggestion(sid, label, round(confidence, 3), label, "similar to sessions you filed")
+            )
+    return out
+
+
+def accept_suggestions(ctx: Context, min_confidence: float) -> list[tuple[str, str, float]]:
+    """Owner: apply every suggestion at or above ``min_confidence`` (one event per session)."""
+    require_owner(ctx.actor, "accept triage suggestions")
+    chosen = [s for s in suggest(ctx, min_confidence) if s.member is not None]
+    by_member: dict[str, list[str]] = defaultdict(list)
+    for s in chosen:
+        assert s.member is not None
+        by_member[s.member].append(s.session_id)
+    for member, ids in sorted(by_member.items()):
+        classify(ctx, ids, member, note="accepted suggestion")
+    return [(s.session_id, s.member or "", s.confidence) for s in chosen]
