@@ -46,9 +46,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from viva_store.access import OWNER
 from viva_store.config import Config
-from viva_store.db.tables import Classification, Session
+from viva_store.db.schema import CLASSIFICATION, MESSAGE, SESSION
 from viva_store.members.grants import issue_grant, resolve_actor
-from viva_store.members.service import load_team
+from viva_store.members.roster import load_team
 from viva_store.members.team import shipped_members_dir
 from viva_store.recall import fts, fts_keys
 from viva_store.recall import index as recall_index
@@ -57,8 +57,6 @@ from viva_store.recall.search import recall
 from viva_store.store import Context, Store
 from viva_store.triage import attribution
 
-S = Session.__table__  # type: ignore[attr-defined]
-C = Classification.__table__  # type: ignore[attr-defined]
 NOW = datetime(2026, 6, 1, tzinfo=UTC)
 PER_SESSION = 50
 MEMBERS = ("samuel", "deven", "alice", "oliver", "victor")
@@ -218,17 +216,16 @@ def _session_rows(
 
 def populate(ctx: Context, n_messages: int, seed: int) -> None:
     """Sessions, messages and their attribution (classification events, then derived)."""
-    from viva_store.db.tables import Message
 
     corpus = Corpus(seed)
-    m_table = Message.__table__  # type: ignore[attr-defined]
+    m_table = MESSAGE
     n_sessions = max(1, n_messages // PER_SESSION)
     batch_s: list[dict[str, Any]] = []
     batch_m: list[dict[str, Any]] = []
     events: list[dict[str, Any]] = []
 
     def flush(conn: Connection) -> None:
-        conn.execute(insert(S), batch_s)
+        conn.execute(insert(SESSION), batch_s)
         conn.execute(insert(m_table), batch_m)
 
     postgres = ctx.store.engine.dialect.name == "postgresql"
@@ -252,7 +249,7 @@ def populate(ctx: Context, n_messages: int, seed: int) -> None:
         if len(batch_m) >= 50_000 or n == n_sessions - 1:
             ctx.store.write(flush)
             batch_s, batch_m = [], []
-    ctx.store.write(lambda c: c.execute(insert(C), events))
+    ctx.store.write(lambda c: c.execute(insert(CLASSIFICATION), events))
     ctx.store.write(lambda c: attribution.rebuild(c, None))
     if postgres:
         ctx.store.write(

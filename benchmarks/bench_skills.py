@@ -44,14 +44,15 @@ from sqlalchemy import func, insert, select, text, update
 
 from viva_store.access import OWNER
 from viva_store.config import Config
-from viva_store.members.service import get_member, load_team
+from viva_store.db.schema import MEMBER_SKILL, SESSION, SKILL, SKILL_EVENT, STORE_META
+from viva_store.members.roster import get_member, load_team
 from viva_store.skills.credit import SessionRef, credit
-from viva_store.skills.events import META, MS, SE, SK, S, day_of, skill_params
+from viva_store.skills.events import day_of, skill_params
 from viva_store.skills.library import import_skills
 from viva_store.skills.project import project
 from viva_store.skills.rank import Doc, bm25
 from viva_store.skills.rebuild import compute_states, rebuild_members
-from viva_store.skills.service import list_skills
+from viva_store.skills.skillset import list_skills
 from viva_store.skills.uses import record_use
 from viva_store.store import Context, Store
 from viva_store.triage.classify import classify
@@ -118,7 +119,7 @@ def median_of(repeats: int, work: Callable[[], Any]) -> float:
 def library(ctx: Context, folder: Path, total: int) -> list[str]:
     """Fill the team library up to ``total`` skills with generated ones."""
     rng = random.Random(7)
-    have = ctx.store.read(lambda c: c.execute(select(func.count()).select_from(SK)).scalar_one())
+    have = ctx.store.read(lambda c: c.execute(select(func.count()).select_from(SKILL)).scalar_one())
     for k in range(total - int(have)):
         name = f"bench-skill-{k:03d}"
         words = rng.sample(WORDS, 6)
@@ -128,7 +129,7 @@ def library(ctx: Context, folder: Path, total: int) -> list[str]:
             f"tags: [{rng.choice(WORDS)}, {rng.choice(WORDS)}]\n---\nSteps.\n"
         )
     assert not import_skills(ctx, folder).errors
-    return sorted(ctx.store.read(lambda c: list(c.execute(select(SK.c.name)).scalars())))
+    return sorted(ctx.store.read(lambda c: list(c.execute(select(SKILL.c.name)).scalars())))
 
 
 def session_row(sid: str, at: datetime) -> dict[str, Any]:
@@ -148,7 +149,7 @@ def session_row(sid: str, at: datetime) -> dict[str, Any]:
 
 
 def _insert_rows(conn: Any, rows: list[dict[str, Any]]) -> None:
-    conn.execute(insert(S), rows)
+    conn.execute(insert(SESSION), rows)
 
 
 def sessions(ctx: Context, per_member: int) -> dict[str, list[tuple[str, datetime]]]:
@@ -204,7 +205,7 @@ def log(
     def flush() -> None:
         nonlocal batch, written
         if batch:
-            ctx.store.write(lambda c: c.execute(insert(SE), batch))
+            ctx.store.write(lambda c: c.execute(insert(SKILL_EVENT), batch))
             written += len(batch)
             batch = []
 
@@ -292,14 +293,16 @@ def floors(ctx: Context) -> dict[str, Callable[[], Any]]:
 def new_sessions(ctx: Context, member: str, starts: dict[str, datetime]) -> list[SessionRef]:
     """More sessions of ``member``, filed by triage at once (its axis moves, weights rebuilt)."""
     rows = [session_row(sid, at) for sid, at in starts.items()]
-    ctx.store.write(lambda c: c.execute(insert(S), rows))
+    ctx.store.write(lambda c: c.execute(insert(SESSION), rows))
     classify(ctx, list(starts), member)
     return [SessionRef(sid, at) for sid, at in starts.items()]
 
 
 def _stale_cache(ctx: Context) -> None:
     """Make every cache row differ from the log's (untimed), so a rebuild rewrites all."""
-    ctx.store.write(lambda c: c.execute(update(MS).values(w_ref=MS.c.w_ref + 1.0)))
+    ctx.store.write(
+        lambda c: c.execute(update(MEMBER_SKILL).values(w_ref=MEMBER_SKILL.c.w_ref + 1.0))
+    )
 
 
 def bench_rebuild(ctx: Context, params: Any, now: datetime, repeats: int) -> None:
@@ -341,7 +344,7 @@ class BareInsert:
         dbapi: Any = self.fairy.driver_connection
         self.dbapi, self.cursor = dbapi, dbapi.cursor()
         self.sqlite = engine.dialect.name == "sqlite"
-        compiled = insert(SE).values(row).compile(dialect=engine.dialect)
+        compiled = insert(SKILL_EVENT).values(row).compile(dialect=engine.dialect)
         self.sql = compiled.string
         processed = compiled.construct_params()
         for name, bind in compiled.binds.items():
@@ -391,7 +394,7 @@ def bench_use(ctx: Context, params: Any, now: datetime, skills: list[str]) -> No
     bare = BareInsert(ctx, event(member, skills[0], "read", later, 0))
     names = ("use", "credit", "core", "raw_empty", "bare", "trip", "core_empty", "core_insert")
     times: dict[str, list[float]] = {name: [] for name in names}
-    statement = insert(SE)  # compiled once, like the service's statements
+    statement = insert(SKILL_EVENT)  # compiled once, like the service's statements
     row = event(member, skills[0], "read", later, 0)
     credited = 0
 
@@ -461,7 +464,9 @@ def bench_projection(ctx: Context) -> None:
     project(ctx, member, TASKS[0])  # the first read settles forgetting
     rng = random.Random(3)
     proj = median_of(20, lambda: project(ctx, member, rng.choice(TASKS)))
-    rows = ctx.store.read(lambda c: list(c.execute(select(SK.c.name, SK.c.description, SK.c.tags))))
+    rows = ctx.store.read(
+        lambda c: list(c.execute(select(SKILL.c.name, SKILL.c.description, SKILL.c.tags)))
+    )
     docs = [Doc(r.name, r.description, tuple(r.tags or ())) for r in rows]
     alone = median_of(20, lambda: bm25(rng.choice(TASKS), docs))
     print(
@@ -514,7 +519,9 @@ def main() -> None:
         now = max(at for v in axes.values() for _, at in v) + timedelta(hours=1)
         born = (START - timedelta(days=60)).isoformat()  # the trial month is long over
         ctx.store.write(
-            lambda c: c.execute(update(META).where(META.c.key == "created_at").values(value=born))
+            lambda c: c.execute(
+                update(STORE_META).where(STORE_META.c.key == "created_at").values(value=born)
+            )
         )
         ctx.store.write(lambda c: rebuild_members(c, params, now))
         visible = vacuumed(store) if store.engine.dialect.name != "sqlite" else ""

@@ -20,15 +20,12 @@ from sqlalchemy import insert, text
 
 from viva_store.access import OWNER
 from viva_store.config import Config
-from viva_store.db.tables import Classification, Session
+from viva_store.db.schema import CLASSIFICATION, SESSION
 from viva_store.importing.prepare import session_id
-from viva_store.members.service import load_team
+from viva_store.members.roster import load_team
 from viva_store.members.team import shipped_members_dir
 from viva_store.store import Context, Store
 from viva_store.triage.classify import classify, unclassify
-
-S = Session.__table__  # type: ignore[attr-defined]
-C = Classification.__table__  # type: ignore[attr-defined]
 
 
 def seed(ctx: Context, n: int) -> list[str]:
@@ -58,7 +55,7 @@ def seed(ctx: Context, n: int) -> list[str]:
         }
         for i in range(n)
     ]
-    ctx.store.write(lambda c: c.execute(insert(S), rows))
+    ctx.store.write(lambda c: c.execute(insert(SESSION), rows))
     return [r["id"] for r in rows]
 
 
@@ -92,7 +89,7 @@ def main() -> None:
                 for i in ids
             ]
             t0 = time.perf_counter()
-            store.write(lambda c, events=events: c.execute(insert(C), events))
+            store.write(lambda c, events=events: c.execute(insert(CLASSIFICATION), events))
             floor.append(time.perf_counter() - t0)
         engine = store.engine.dialect.name
         store.write(lambda c: c.execute(text("SELECT 1")))

@@ -76,7 +76,7 @@ def build_store(home: Path, sessions: int) -> None:
     from viva_store.config import load_config
     from viva_store.demo.harness_files import WRITERS, SessionSpec, Turn
     from viva_store.importing.pipeline import run_import
-    from viva_store.members.service import load_team, member_names
+    from viva_store.members.roster import load_team, member_names
     from viva_store.sessions.service import SessionFilter, list_sessions
     from viva_store.store import Context, Store
     from viva_store.triage.classify import classify

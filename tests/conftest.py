@@ -18,7 +18,7 @@ from sqlalchemy import create_engine, text
 
 from viva_store.access import OWNER
 from viva_store.config import Config
-from viva_store.members.service import load_team
+from viva_store.members.roster import load_team
 from viva_store.store import Context, Store
 
 REPO = Path(__file__).resolve().parents[1]

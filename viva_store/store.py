@@ -22,7 +22,7 @@ from viva_store.db import engine as db_engine
 from viva_store.db.guards import missing_guards
 from viva_store.db.migrate import upgrade
 from viva_store.db.raw import RawTx, RawWriter
-from viva_store.db.tables import APPEND_ONLY
+from viva_store.db.schema import APPEND_ONLY
 from viva_store.errors import StoreError
 
 T = TypeVar("T")

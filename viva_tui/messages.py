@@ -20,7 +20,7 @@ from viva_tui.screens.shapes import MemberRow, Page, Query, Transcript
 
 if TYPE_CHECKING:
     from viva_store.records import SessionRecord
-    from viva_store.triage.suggest import Suggestion
+    from viva_store.triage.service import Suggestion
 
 # Requests (posted by panes and dialogs) ---------------------------------------------------
 

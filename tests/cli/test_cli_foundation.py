@@ -91,7 +91,7 @@ def test_the_cli_does_not_import_textual() -> None:
 
 def test_the_store_does_not_import_ui_libraries() -> None:
     code = (
-        "import sys, viva_store.store, viva_store.members.grants, viva_store.members.service; "
+        "import sys, viva_store.store, viva_store.members.grants, viva_store.members.roster; "
         "bad = [m for m in ('textual', 'rich', 'typer', 'viva_tui') if m in sys.modules]; "
         "assert not bad, bad"
     )

@@ -8,7 +8,7 @@ from sqlalchemy.exc import DBAPIError
 
 from viva_store.config import Config
 from viva_store.db.guards import missing_guards
-from viva_store.db.tables import APPEND_ONLY
+from viva_store.db.schema import APPEND_ONLY
 from viva_store.errors import StoreError
 from viva_store.members.grants import issue_grant, revoke_grant
 from viva_store.store import Context, Store

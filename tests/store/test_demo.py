@@ -14,7 +14,7 @@ from viva_store.config import Config, load_config
 from viva_store.demo.service import build_demo
 from viva_store.principles.service import principle_queue
 from viva_store.sessions.service import SessionFilter, list_sessions
-from viva_store.skills.service import list_skills, skill_history
+from viva_store.skills.skillset import list_skills, skill_history
 from viva_store.store import Context, Store
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)

@@ -8,7 +8,7 @@ import pytest
 from sqlalchemy import select
 
 from viva_store.access import OWNER
-from viva_store.db.tables import Grant
+from viva_store.db.schema import MEMBER_GRANT
 from viva_store.errors import AccessDenied, GrantRefused, InvalidInput
 from viva_store.members.grants import (
     issue_grant,
@@ -31,7 +31,7 @@ def test_the_token_has_at_least_128_random_bits_and_only_its_hash_is_stored(ctx:
     issued = issue_grant(ctx, "alice")
     assert len(issued.token) >= 40
     stored = ctx.store.read(
-        lambda c: list(c.execute(select(Grant.__table__)).mappings())  # type: ignore[attr-defined]
+        lambda c: list(c.execute(select(MEMBER_GRANT)).mappings())  # type: ignore[attr-defined]
     )
     assert all(issued.token not in str(row) for row in stored)
 

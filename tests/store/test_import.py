@@ -12,6 +12,7 @@ import pytest
 
 from tests.conftest import FIXTURES
 from tests.fixture_layout import lay_out
+from viva_store.db.schema import IMPORT_RUN
 from viva_store.demo.harness_files import SessionSpec, Turn, claude_code
 from viva_store.errors import AccessDenied
 from viva_store.importing.harness import registry
@@ -251,11 +252,9 @@ def test_members_cannot_import(ctx: Context) -> None:
 def test_a_run_is_recorded(ctx: Context, tmp_path: Path) -> None:
     from sqlalchemy import select
 
-    from viva_store.db.tables import ImportRun
-
     claude_code(tmp_path / "claude", spec())
     summary = run(ctx, **{"claude-code": tmp_path / "claude"})
-    table = ImportRun.__table__  # type: ignore[attr-defined]
+    table = IMPORT_RUN
     row = ctx.store.read(lambda c: c.execute(select(table)).one())
     assert row.id == summary.run_id and row.counts["sessions_new"] == 1
 

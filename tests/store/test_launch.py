@@ -17,13 +17,13 @@ from sqlalchemy import func, select
 
 from tests.store.test_launch_support import install, path_with, seen
 from viva_store.access import OWNER
+from viva_store.db.schema import SKILL_EVENT
 from viva_store.errors import AccessDenied, GrantRefused, InvalidInput, NotFound
 from viva_store.launch.records import LaunchResult
 from viva_store.launch.service import launch
 from viva_store.members.executions import list_executions
 from viva_store.members.grants import issue_grant, list_grants, resolve_actor
 from viva_store.sessions.service import SessionFilter, list_sessions
-from viva_store.skills.events import SE
 from viva_store.store import Context
 
 ORIGINAL = "# My project\r\n\r\nUse tabs.\tÜnïcode, and no newline at the end".encode()
@@ -196,7 +196,9 @@ def test_live_callbacks_act_as_the_member_under_the_grant(
 
 def test_refusals_change_nothing(ctx: Context, place: Place) -> None:
     def counts() -> tuple[int, int, int]:
-        events = ctx.store.read(lambda c: c.execute(select(func.count()).select_from(SE)).scalar())
+        events = ctx.store.read(
+            lambda c: c.execute(select(func.count()).select_from(SKILL_EVENT)).scalar()
+        )
         return len(list_executions(ctx)), len(list_grants(ctx)), int(events or 0)
 
     before = counts()

@@ -9,13 +9,13 @@ import pytest
 from sqlalchemy import func, select
 
 from tests.store.test_launch_support import install, path_with
+from viva_store.db.schema import SKILL_EVENT
 from viva_store.launch.render import LAYOUTS, LaunchView, SkillDoc, render
 from viva_store.launch.service import SESSION_PLACEHOLDER, command_line, preview
 from viva_store.members.executions import list_executions
 from viva_store.members.grants import list_grants
-from viva_store.members.service import get_member
+from viva_store.members.roster import get_member
 from viva_store.principles.service import approve, propose
-from viva_store.skills.events import SE
 from viva_store.skills.library import get_skill, read_skill
 from viva_store.store import Context
 
@@ -32,7 +32,9 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def state(ctx: Context) -> tuple[int, int, int]:
-    events = ctx.store.read(lambda c: c.execute(select(func.count()).select_from(SE)).scalar())
+    events = ctx.store.read(
+        lambda c: c.execute(select(func.count()).select_from(SKILL_EVENT)).scalar()
+    )
     return len(list_executions(ctx)), len(list_grants(ctx)), int(events or 0)
 
 

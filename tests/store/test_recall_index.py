@@ -15,16 +15,12 @@ import pytest
 from sqlalchemy import insert, select, update
 
 from tests.store.recall_fixtures import NOW, PLANTED, build_history
-from viva_store.db.tables import Message, RecallSession, Session
+from viva_store.db.schema import MESSAGE, RECALL_SESSION, SESSION
 from viva_store.principles.service import propose
 from viva_store.recall import index as recall_index
 from viva_store.recall.search import mark_importance, recall
 from viva_store.store import Context
 from viva_store.triage.classify import classify
-
-M = Message.__table__  # type: ignore[attr-defined]
-S = Session.__table__  # type: ignore[attr-defined]
-RS = RecallSession.__table__  # type: ignore[attr-defined]
 
 
 @pytest.fixture
@@ -35,15 +31,15 @@ def history(ctx: Context, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> di
 
 def derived(ctx: Context) -> list[tuple[Any, ...]]:
     query = select(
-        RS.c.session_id,
-        RS.c.title,
-        RS.c.message_count,
-        RS.c.tool_errors,
-        RS.c.cited,
-        RS.c.marked,
-        RS.c.importance,
-        RS.c.reason,
-    ).order_by(RS.c.session_id)
+        RECALL_SESSION.c.session_id,
+        RECALL_SESSION.c.title,
+        RECALL_SESSION.c.message_count,
+        RECALL_SESSION.c.tool_errors,
+        RECALL_SESSION.c.cited,
+        RECALL_SESSION.c.marked,
+        RECALL_SESSION.c.importance,
+        RECALL_SESSION.c.reason,
+    ).order_by(RECALL_SESSION.c.session_id)
     return ctx.store.read(lambda c: [tuple(r) for r in c.execute(query)])
 
 
@@ -131,7 +127,7 @@ def test_tool_errors_count_towards_importance(ctx: Context, history: dict[str, s
 
     def add_error(conn: Any) -> None:
         conn.execute(
-            insert(M).values(
+            insert(MESSAGE).values(
                 session_id=sid,
                 seq=99,
                 key="err-1",
@@ -154,7 +150,9 @@ def test_a_changed_title_is_reindexed(ctx: Context, history: dict[str, str]) -> 
     recall(ctx, "cache")
     sid = history["a-private"]
     ctx.store.write(
-        lambda c: c.execute(update(S).where(S.c.id == sid).values(title="gyroscope review"))
+        lambda c: c.execute(
+            update(SESSION).where(SESSION.c.id == sid).values(title="gyroscope review")
+        )
     )
     recall_index.refresh(ctx)  # what the end of an import does
     assert recall(ctx, "gyroscope review").hits[0].kind == "title"
@@ -168,7 +166,7 @@ def test_messages_are_indexed_before_a_search_even_without_an_import(
     sid = history["d-recent"]
     ctx.store.write(
         lambda c: c.execute(
-            insert(M).values(
+            insert(MESSAGE).values(
                 session_id=sid,
                 seq=50,
                 key="late-1",
@@ -225,8 +223,8 @@ def test_a_burst_within_one_second_is_keyed_in_linear_time(ctx: Context) -> None
     ]  # fmt: skip
 
     def write(c: Any) -> None:
-        c.execute(insert(S), [session])
-        c.execute(insert(M), messages)
+        c.execute(insert(SESSION), [session])
+        c.execute(insert(MESSAGE), messages)
 
     ctx.store.write(write)
     statements: list[str] = []

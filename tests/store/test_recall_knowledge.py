@@ -8,14 +8,12 @@ import pytest
 from sqlalchemy import update
 
 from tests.store.recall_fixtures import NOW, as_member
-from viva_store.db.tables import MemberSkill
+from viva_store.db.schema import MEMBER_SKILL
 from viva_store.errors import InvalidInput
 from viva_store.principles.service import approve, propose
 from viva_store.recall.search import recall
-from viva_store.skills.service import add_skill
+from viva_store.skills.skillset import add_skill
 from viva_store.store import Context
-
-MS = MemberSkill.__table__  # type: ignore[attr-defined]
 
 
 @pytest.fixture
@@ -26,8 +24,8 @@ def knowledge(ctx: Context, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
     # Forgetting is the skills service's decision; here the outcome is simply stored.
     ctx.store.write(
         lambda c: c.execute(
-            update(MS)
-            .where(MS.c.member == "deven", MS.c.skill == "log-investigation")
+            update(MEMBER_SKILL)
+            .where(MEMBER_SKILL.c.member == "deven", MEMBER_SKILL.c.skill == "log-investigation")
             .values(status="forgotten", updated_at=datetime(2026, 5, 1, tzinfo=UTC))
         )
     )

@@ -22,15 +22,12 @@ from sqlalchemy import func, insert, select
 
 from tests.store.recall_fixtures import NOW, as_member, build_history
 from viva_store.clock import as_utc
-from viva_store.db.tables import Classification, Message, Session
+from viva_store.db.schema import CLASSIFICATION, MESSAGE, SESSION
 from viva_store.recall.search import mark_importance, recall
 from viva_store.store import Context
 from viva_store.triage import attribution
 from viva_store.triage.classify import classify, unclassify
 
-M = Message.__table__  # type: ignore[attr-defined]
-S = Session.__table__  # type: ignore[attr-defined]
-C = Classification.__table__  # type: ignore[attr-defined]
 WORD = "zebrafinch"
 T0 = datetime(2026, 5, 30, 9, 0, 0, tzinfo=UTC)
 TOKENS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens")
@@ -81,11 +78,11 @@ def add_session(
     ]
 
     def work(conn: Any) -> None:
-        conn.execute(insert(S).values(**row))
-        conn.execute(insert(M), messages)
+        conn.execute(insert(SESSION).values(**row))
+        conn.execute(insert(MESSAGE), messages)
         if member is not None:
             event = {"session_id": sid, "action": "member", "member": member}
-            conn.execute(insert(C).values(**event, actor="owner", at=NOW, note=""))
+            conn.execute(insert(CLASSIFICATION).values(**event, actor="owner", at=NOW, note=""))
         attribution.rebuild(conn, [sid])
 
     ctx.store.write(work)
@@ -98,7 +95,11 @@ def newest_sessions(ctx: Context, limit: int = 50) -> list[str]:
 def expected(ctx: Context, member: str | None = None) -> list[str]:
     """Sessions by their newest message saying WORD: the stored times, sorted in Python."""
     rows = ctx.store.read(
-        lambda c: list(c.execute(select(M.c.id, M.c.session_id, M.c.at).where(M.c.text != "")))
+        lambda c: list(
+            c.execute(
+                select(MESSAGE.c.id, MESSAGE.c.session_id, MESSAGE.c.at).where(MESSAGE.c.text != "")
+            )
+        )
     )
     best: dict[str, tuple[bool, datetime, int]] = {}
     for row in rows:
@@ -155,7 +156,7 @@ def test_newest_first_follows_the_stored_times_exactly(
 
 def test_every_message_is_indexed_once(ctx: Context, crowded: None) -> None:
     recall(ctx, WORD)
-    texts = select(func.count()).select_from(M).where(M.c.text != "")
+    texts = select(func.count()).select_from(MESSAGE).where(MESSAGE.c.text != "")
     count = ctx.store.read(lambda c: c.execute(texts).scalar())
     if ctx.store.engine.dialect.name != "sqlite":
         return

@@ -18,7 +18,7 @@ from sqlalchemy import insert, select
 
 from tests.cli.runner import run
 from tests.store.test_principles_support import T0, as_member, frozen, make_sessions
-from viva_store.db.tables import SkillEvent
+from viva_store.db.schema import SKILL_EVENT
 from viva_store.demo.harness_files import SessionSpec, Turn, claude_code
 from viva_store.errors import InvalidInput
 from viva_store.importing.pipeline import run_import
@@ -28,8 +28,6 @@ from viva_store.reports.weekly import weekly_report
 from viva_store.store import Context
 from viva_store.triage.classify import classify_nobody
 from viva_tui.commands.common import to_jsonable
-
-SE = SkillEvent.__table__  # type: ignore[attr-defined]
 
 
 def skill_events(
@@ -46,7 +44,7 @@ def skill_events(
     }
     ctx.store.write(
         lambda c: c.execute(
-            insert(SE),
+            insert(SKILL_EVENT),
             [
                 {"member": m, "skill": s, "kind": k, "at": at, "actor": "owner", **blank, **extra}
                 for m, s, k, extra in rows
@@ -99,7 +97,9 @@ def week(ctx: Context, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Conte
             ],
         )
         failed = ctx.store.read(
-            lambda c: c.execute(select(SE.c.id).where(SE.c.outcome == "failure")).scalar_one()
+            lambda c: c.execute(
+                select(SKILL_EVENT.c.id).where(SKILL_EVENT.c.outcome == "failure")
+            ).scalar_one()
         )
         correction = {"value": 0.0, "outcome": "corrected", "target_id": failed}
         skill_events(

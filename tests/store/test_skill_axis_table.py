@@ -8,10 +8,11 @@ from datetime import timedelta
 from sqlalchemy import Connection, delete, select
 
 from tests.store.test_skillset_support import T0, insert_sessions
+from viva_store.db.schema import SKILL_AXIS
 from viva_store.skills import axis_table as skill_axis_table
 from viva_store.skills.axis import Anchors, load_axes, place
-from viva_store.skills.axis_table import AX, Placer, refresh_axes
-from viva_store.skills.service import check_cache, rebuild_skills
+from viva_store.skills.axis_table import Placer, refresh_axes
+from viva_store.skills.skillset import check_cache, rebuild_skills
 from viva_store.store import Context
 from viva_store.triage.classify import unclassify
 
@@ -19,7 +20,11 @@ from viva_store.triage.classify import unclassify
 def _stored(ctx: Context, member: str) -> dict[str, int]:
     rows = ctx.store.read(
         lambda c: list(
-            c.execute(select(AX.c.session_id, AX.c.ordinal).where(AX.c.member == member))
+            c.execute(
+                select(SKILL_AXIS.c.session_id, SKILL_AXIS.c.ordinal).where(
+                    SKILL_AXIS.c.member == member
+                )
+            )
         )
     )
     return {sid: int(n) for sid, n in rows}
@@ -42,7 +47,7 @@ def test_rows_follow_classify_and_unclassify(ctx: Context) -> None:
 
 def test_check_reports_stale_rows_and_rebuild_repairs_them(ctx: Context) -> None:
     insert_sessions(ctx, "deven", [T0 + timedelta(hours=h) for h in range(3)], "s")
-    ctx.store.write(lambda c: c.execute(delete(AX).where(AX.c.member == "deven")))
+    ctx.store.write(lambda c: c.execute(delete(SKILL_AXIS).where(SKILL_AXIS.c.member == "deven")))
     assert any("stored session axis" in p for p in check_cache(ctx))
     rebuild_skills(ctx)
     assert check_cache(ctx) == []

@@ -16,8 +16,9 @@ from tests.store.test_skillset_support import (
     skills,
 )
 from viva_store.db.raw import NeedsCore, RawTx
+from viva_store.db.schema import SKILL_EVENT
 from viva_store.skills.credit import append_event
-from viva_store.skills.events import SE, _sqlite_datetime
+from viva_store.skills.events import _sqlite_datetime
 from viva_store.skills.uses import record_use
 from viva_store.store import Context
 
@@ -29,7 +30,7 @@ def deven(ctx: Context, monkeypatch: pytest.MonkeyPatch) -> Axis:
 
 
 def used(ctx: Context) -> int:
-    query = select(func.count()).select_from(SE).where(SE.c.kind == "used")
+    query = select(func.count()).select_from(SKILL_EVENT).where(SKILL_EVENT.c.kind == "used")
     return int(ctx.store.read(lambda c: c.execute(query).scalar_one()))
 
 

@@ -25,13 +25,14 @@ from tests.store.test_skillset_support import (
     skills,
     with_config,
 )
+from viva_store.db.schema import MEMBER_SKILL, SKILL_EVENT
 from viva_store.members.executions import start_execution
 from viva_store.members.grants import issue_grant, resolve_actor
-from viva_store.skills.events import MS, SE, skill_params
+from viva_store.skills.events import skill_params
 from viva_store.skills.pair import same_state
 from viva_store.skills.rebuild import compute_states, write_states
 from viva_store.skills.scan import shifts
-from viva_store.skills.service import add_skill
+from viva_store.skills.skillset import add_skill
 from viva_store.skills.state import PairState
 from viva_store.skills.uses import record_use
 from viva_store.store import Context
@@ -102,7 +103,9 @@ def test_a_use_tied_to_a_running_execution_is_placed_at_the_executions_start(
     member = ctx.as_actor(resolve_actor(ctx.store, grant.token))
     set_now(monkeypatch, deven.start_of(3) + timedelta(minutes=20))
     assert record_use(member, "deven", "incident-triage", "success").credited
-    use = ctx.store.read(lambda c: c.execute(SE.select().where(SE.c.kind == "used")).one()._mapping)
+    use = ctx.store.read(
+        lambda c: c.execute(SKILL_EVENT.select().where(SKILL_EVENT.c.kind == "used")).one()._mapping
+    )
     assert use["session_id"] is None and use["execution_id"] is not None  # loose, tied
     deven.to(5)  # the axis moves on: a rebuild places the use again
     assert paths(ctx)["slow"] == 0
@@ -134,12 +137,16 @@ def test_a_rebuild_writes_only_the_rows_it_changes(ctx: Context, deven: Axis) ->
 
     ctx.store.write(rebuild)  # whatever the use left to rounding, the rebuild owns it now
     assert ctx.store.write(rebuild) == 0
-    pair = and_(MS.c.member == "deven", MS.c.skill == "incident-triage")
-    ctx.store.write(lambda c: c.execute(update(MS).where(pair).values(w_ref=MS.c.w_ref + 1)))
+    pair = and_(MEMBER_SKILL.c.member == "deven", MEMBER_SKILL.c.skill == "incident-triage")
+    ctx.store.write(
+        lambda c: c.execute(update(MEMBER_SKILL).where(pair).values(w_ref=MEMBER_SKILL.c.w_ref + 1))
+    )
     assert ctx.store.write(rebuild) == 1
     assert_cache_is_a_rebuild(ctx)
     rows = len(skills(ctx, "deven"))
-    ctx.store.write(lambda c: c.execute(delete(MS).where(MS.c.member == "deven")))
+    ctx.store.write(
+        lambda c: c.execute(delete(MEMBER_SKILL).where(MEMBER_SKILL.c.member == "deven"))
+    )
     assert ctx.store.write(rebuild) == rows
     assert_cache_is_a_rebuild(ctx)
 

@@ -1,11 +1,16 @@
-"""Migration 0011 takes the ``member_skill`` cache's own foreign keys away, keeping its rows.
+"""The ``member_skill`` cache's own foreign keys: 0011 took them away, 0013 restores them,
+and neither loses a row.
 
-A store with cache rows is taken back to 0010 (the keys return) and opened again the
-normal way: the rows are there, the keys are gone, and the cache still equals a rebuild.
+A store with cache rows is taken back to 0012 (no keys) and to 0010 (keys), and opened
+again the normal way each time: the rows are there, the keys are there, and the cache
+still equals a rebuild.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+import pytest
 from alembic import command
 from sqlalchemy import Connection, inspect, text
 
@@ -13,15 +18,18 @@ from tests.store.test_skillset_support import assert_cache_is_a_rebuild
 from viva_store.access import OWNER
 from viva_store.config import Config
 from viva_store.db.migrate import _alembic_config, current_revision, head_revision
-from viva_store.members.service import load_team
-from viva_store.skills.service import add_skill
+from viva_store.members.roster import load_team
+from viva_store.skills.skillset import add_skill
 from viva_store.store import Context, Store
 
 
-def _to_0010(conn: Connection) -> None:
-    cfg = _alembic_config()
-    cfg.attributes["connection"] = conn
-    command.downgrade(cfg, "0010")
+def _back_to(revision: str) -> Callable[[Connection], None]:
+    def work(conn: Connection) -> None:
+        cfg = _alembic_config()
+        cfg.attributes["connection"] = conn
+        command.downgrade(cfg, revision)
+
+    return work
 
 
 def _cache(store: Store) -> list[tuple[str, str, float]]:
@@ -35,22 +43,26 @@ def _keys(store: Store) -> list[str]:
     return [fk["referred_table"] for fk in inspect(store.engine).get_foreign_keys("member_skill")]
 
 
-def test_0011_drops_the_cache_keys_and_keeps_its_rows(config: Config) -> None:
+@pytest.mark.parametrize(("revision", "keys"), [("0012", []), ("0010", ["member", "skill"])])
+def test_the_cache_keeps_its_rows_and_has_its_keys(
+    config: Config, revision: str, keys: list[str]
+) -> None:
     store = Store.open(config)
     ctx = Context(store, OWNER)
     assert load_team(ctx).errors == ()
     add_skill(ctx, "deven", "incident-triage")
     before = _cache(store)
     assert ("deven", "incident-triage", 1.0) in before
-    store.write(_to_0010)
-    assert store.read(current_revision) == "0010"
     assert sorted(_keys(store)) == ["member", "skill"]
+    store.write(_back_to(revision))
+    assert store.read(current_revision) == revision
+    assert sorted(_keys(store)) == keys
     store.close()
 
-    store = Store.open(config)  # the normal path: applies 0011
+    store = Store.open(config)  # the normal path: applies what follows
     try:
         assert store.read(current_revision) == head_revision()
-        assert _keys(store) == []
+        assert sorted(_keys(store)) == ["member", "skill"]
         assert _cache(store) == before
         assert_cache_is_a_rebuild(Context(store, OWNER))
     finally:

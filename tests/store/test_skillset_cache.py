@@ -29,7 +29,7 @@ from tests.store.test_skillset_support import (
 )
 from viva_store.errors import InvalidInput, NotFound
 from viva_store.sessions.service import SessionFilter, list_sessions
-from viva_store.skills.service import add_skill, list_skills, reclaim_skill, set_track
+from viva_store.skills.skillset import add_skill, list_skills, reclaim_skill, set_track
 from viva_store.skills.uses import record_use
 from viva_store.store import Context
 from viva_store.triage.classify import unclassify

@@ -24,7 +24,7 @@ from viva_store.errors import InvalidInput
 from viva_store.principles.service import approve, propose
 from viva_store.skills.project import project
 from viva_store.skills.rank import Candidate, Doc, bm25, choose, tokenize
-from viva_store.skills.service import add_skill, skill_history
+from viva_store.skills.skillset import add_skill, skill_history
 from viva_store.skills.uses import record_use
 from viva_store.store import Context
 

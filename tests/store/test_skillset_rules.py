@@ -25,7 +25,7 @@ from tests.store.test_skillset_support import (
 )
 from viva_store.errors import InvalidInput
 from viva_store.members.grants import issue_grant, resolve_actor
-from viva_store.skills.service import (
+from viva_store.skills.skillset import (
     add_skill,
     reclaim_skill,
     set_track,

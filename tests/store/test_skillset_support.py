@@ -15,12 +15,13 @@ import pytest
 from sqlalchemy import Connection, insert, update
 
 from viva_store.config import Config
+from viva_store.db.schema import SESSION, STORE_META
 from viva_store.skills.axis import load_axes
-from viva_store.skills.events import META, S, skill_params
+from viva_store.skills.events import skill_params
 from viva_store.skills.library import import_skills
 from viva_store.skills.pair import load_pair_events, pair_facts, read_cache, same_state
 from viva_store.skills.records import MemberSkillRecord
-from viva_store.skills.service import check_cache, list_skills
+from viva_store.skills.skillset import check_cache, list_skills
 from viva_store.skills.state import PairState, state_from_events
 from viva_store.store import Context, Store
 from viva_store.triage.classify import classify
@@ -38,7 +39,7 @@ def set_born(ctx: Context, at: datetime) -> None:
     """Date the store's creation (the trial month starts there)."""
     ctx.store.write(
         lambda c: c.execute(
-            update(META).where(META.c.key == "created_at").values(value=at.isoformat())
+            update(STORE_META).where(STORE_META.c.key == "created_at").values(value=at.isoformat())
         )
     )
 
@@ -70,7 +71,7 @@ def insert_sessions(ctx: Context, member: str, starts: list[datetime], tag: str)
         }
         for sid, at in zip(ids, starts, strict=True)
     ]
-    ctx.store.write(lambda c: c.execute(insert(S), rows))
+    ctx.store.write(lambda c: c.execute(insert(SESSION), rows))
     classify(ctx, ids, member)
     return ids
 

@@ -17,15 +17,15 @@ from tests.store.test_skillset_support import (
     set_now,
     skills,
 )
+from viva_store.db.schema import SKILL_EVENT
 from viva_store.demo.harness_files import SessionSpec, Turn, claude_code
 from viva_store.errors import AccessDenied, InvalidInput, NotFound
 from viva_store.importing.pipeline import ImportSummary, run_import
 from viva_store.importing.prepare import session_id
 from viva_store.members.executions import finish_execution, start_execution
 from viva_store.members.grants import issue_grant, resolve_actor
-from viva_store.skills.events import SE
 from viva_store.skills.project import project
-from viva_store.skills.service import (
+from viva_store.skills.skillset import (
     add_skill,
     list_skills,
     reclaim_skill,
@@ -52,7 +52,11 @@ def as_member(ctx: Context, member: str) -> Context:
 
 def events(ctx: Context, kind: str) -> list[Any]:
     return ctx.store.read(
-        lambda c: list(c.execute(select(SE).where(SE.c.kind == kind).order_by(SE.c.id)))
+        lambda c: list(
+            c.execute(
+                select(SKILL_EVENT).where(SKILL_EVENT.c.kind == kind).order_by(SKILL_EVENT.c.id)
+            )
+        )
     )
 
 

@@ -15,28 +15,25 @@ from typing import Any, TypeVar
 import pytest
 from sqlalchemy import BigInteger, Connection, func, insert, inspect, select
 from sqlalchemy.exc import InternalError
-from sqlmodel import SQLModel
 
-import viva_store.db.tables  # noqa: F401 - registers the table models
 from tests.conftest import PG_URL
 from viva_store.config import Config
 from viva_store.db import engine as engine_module
 from viva_store.db.migrate import current_revision, head_revision
 from viva_store.db.raw import RawTx
-from viva_store.db.tables_skills import StoreMeta
+from viva_store.db.schema import METADATA, STORE_META
 from viva_store.store import Store
 
-META = StoreMeta.__table__  # type: ignore[attr-defined]
 HELD = 0.3  # seconds a first writer keeps its transaction open
 T = TypeVar("T")
 
 
 def _keys(conn: Connection) -> int:
-    return int(conn.execute(select(func.count()).select_from(META)).scalar_one())
+    return int(conn.execute(select(func.count()).select_from(STORE_META)).scalar_one())
 
 
 def _add_key(conn: Connection) -> None:
-    conn.execute(insert(META).values(key="probe", value="x"))
+    conn.execute(insert(STORE_META).values(key="probe", value="x"))
 
 
 def test_a_new_store_is_migrated_to_head(store: Store) -> None:
@@ -50,16 +47,27 @@ def test_reopening_is_idempotent(config: Config) -> None:
     again.close()
 
 
-def test_migrations_build_what_the_models_describe(store: Store) -> None:
-    """Same tables, same columns, and 64-bit integers where the models say so."""
+def test_migrations_build_what_the_schema_describes(store: Store) -> None:
+    """Same tables, same columns, the same NULLs allowed, 64-bit integers where the schema
+    says so, and the same foreign keys."""
     inspector = inspect(store.engine)
-    assert set(SQLModel.metadata.tables) <= set(inspector.get_table_names())
-    for name, table in SQLModel.metadata.tables.items():
-        built = {col["name"]: col["type"] for col in inspector.get_columns(name)}
+    assert set(METADATA.tables) <= set(inspector.get_table_names())
+    for name, table in METADATA.tables.items():
+        built = {col["name"]: col for col in inspector.get_columns(name)}
         assert set(built) == {col.name for col in table.columns}, name
         for col in table.columns:
+            where = f"{name}.{col.name}"
             wide = isinstance(col.type, BigInteger)
-            assert isinstance(built[col.name], BigInteger) == wide, f"{name}.{col.name}"
+            assert isinstance(built[col.name]["type"], BigInteger) == wide, where
+            assert bool(built[col.name]["nullable"]) == (col.nullable and not col.primary_key), (
+                where
+            )
+        keys = {
+            (tuple(fk["constrained_columns"]), fk["referred_table"])
+            for fk in inspector.get_foreign_keys(name)
+        }
+        declared = {((fk.parent.name,), fk.column.table.name) for fk in table.foreign_keys}
+        assert keys == declared, name
 
 
 def test_sqlite_file_and_wal_are_private(config: Config) -> None:
@@ -99,12 +107,15 @@ def test_a_write_slipped_into_a_read_fails_on_postgresql(store: Store) -> None:
         pytest.skip("SQLite has no read-only transactions: its reads are kept by review")
     with pytest.raises(InternalError, match="read-only transaction"):
         store.read(_add_key)
-    probe = select(META.c.key).where(META.c.key == "probe")
+    probe = select(STORE_META.c.key).where(STORE_META.c.key == "probe")
     assert store.read(lambda conn: conn.execute(probe).first()) is None
 
 
 def _sees_core(conn: Connection) -> bool:
-    return conn.execute(select(META.c.key).where(META.c.key == "first")).first() is not None
+    return (
+        conn.execute(select(STORE_META.c.key).where(STORE_META.c.key == "first")).first()
+        is not None
+    )
 
 
 def _sees_raw(tx: RawTx) -> bool:
@@ -118,7 +129,7 @@ def while_another_writes(writer: Store, action: Callable[[], T]) -> T:
     inside = threading.Event()
 
     def work(conn: Connection) -> None:
-        conn.execute(insert(META).values(key="first", value="x"))
+        conn.execute(insert(STORE_META).values(key="first", value="x"))
         inside.set()
         time.sleep(HELD)
 

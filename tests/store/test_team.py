@@ -8,7 +8,7 @@ import pytest
 
 from tests.conftest import MEMBERS, copy_members
 from viva_store.errors import AccessDenied
-from viva_store.members.service import list_members, load_team
+from viva_store.members.roster import list_members, load_team
 from viva_store.members.team import read_team
 from viva_store.skills.library import import_skills, list_library, read_library
 from viva_store.store import Context

@@ -27,7 +27,7 @@ from viva_store.importing.pipeline import run_import
 from viva_store.members import executions, grants
 from viva_store.members import service as members
 from viva_store.members.grants import issue_grant, resolve_actor
-from viva_store.members.service import load_team
+from viva_store.members.roster import load_team
 from viva_store.principles import service as principles
 from viva_store.recall import search as recall
 from viva_store.registry import READERS
@@ -102,8 +102,8 @@ def per_execution(c: Context) -> list[Any]:
 CALLS: dict[str, Callable[[Context], Any]] = {
     "viva_store.skills.library.list_library": library.list_library,
     "viva_store.skills.library.get_skill": lambda c: library.get_skill(c, "code-review"),
-    "viva_store.members.service.list_members": members.list_members,
-    "viva_store.members.service.get_member": per_member(members.get_member),
+    "viva_store.members.roster.list_members": members.list_members,
+    "viva_store.members.roster.get_member": per_member(members.get_member),
     "viva_store.members.grants.list_grants": grants.list_grants,
     "viva_store.members.executions.list_executions": executions.list_executions,
     "viva_store.members.executions.get_execution": per_execution,
@@ -133,11 +133,11 @@ CALLS: dict[str, Callable[[Context], Any]] = {
     ],
     "viva_store.engagement.service.get_state": per_member(engagement.get_state),
     "viva_store.engagement.service.state_history": per_member(engagement.state_history),
-    "viva_store.skills.service.list_skills": per_member(
+    "viva_store.skills.skillset.list_skills": per_member(
         lambda c, n: skillset.list_skills(c, n, include_forgotten=True)
     ),
-    "viva_store.skills.service.skill_history": per_member(skillset.skill_history),
-    "viva_store.skills.service.skill_curve": per_member(
+    "viva_store.skills.skillset.skill_history": per_member(skillset.skill_history),
+    "viva_store.skills.skillset.skill_curve": per_member(
         lambda c, n: skillset.skill_curve(
             c, n, members.get_member(c.as_actor(OWNER), n).native_skills[0]
         )

@@ -6,7 +6,7 @@ from typing import Any
 
 from textual.pilot import Pilot
 
-from viva_store.skills.service import list_skills, skill_history
+from viva_store.skills.skillset import list_skills, skill_history
 from viva_store.store import Context
 from viva_tui.app import VivaApp
 from viva_tui.dialogs.confirm import ConfirmModal
@@ -73,7 +73,7 @@ def test_the_curve_is_the_services(app: VivaApp, demo_ctx: Context) -> None:
         plot = pane.query_one("#decay-plot")
         return pane.query_one(RowTable).current_key, plot._curve  # type: ignore[attr-defined]
 
-    from viva_store.skills.service import skill_curve
+    from viva_store.skills.skillset import skill_curve
 
     skill, drawn = drive(app, script)
     assert skill is not None

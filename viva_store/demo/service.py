@@ -24,8 +24,8 @@ from viva_store.demo.content import HARNESSES, MODELS, OUTSIDE_PROMPTS, PROJECTS
 from viva_store.demo.harness_files import WRITERS, SessionSpec, Turn
 from viva_store.importing.pipeline import run_import
 from viva_store.members.executions import finish_execution, start_execution
-from viva_store.members.service import list_members, load_team
-from viva_store.skills.service import add_skill, list_skills, reclaim_skill
+from viva_store.members.roster import list_members, load_team
+from viva_store.skills.skillset import add_skill, list_skills, reclaim_skill
 from viva_store.skills.uses import record_use
 from viva_store.store import Context, Store
 from viva_store.triage.classify import classify, classify_nobody

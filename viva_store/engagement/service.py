@@ -22,7 +22,7 @@ from sqlalchemy import Connection, func, insert, select
 
 from viva_store.access import require_self_or_owner
 from viva_store.clock import as_utc
-from viva_store.db.tables import EngagementEvent
+from viva_store.db.schema import ENGAGEMENT_EVENT
 from viva_store.engagement.rules import (
     AUTOMATIC,
     EXPLICIT,
@@ -34,12 +34,24 @@ from viva_store.engagement.rules import (
     resolve,
 )
 from viva_store.errors import InvalidInput
-from viva_store.members.service import get_member, member_names
+from viva_store.members.roster import get_member, member_names
 from viva_store.records import JsonRecord
 from viva_store.registry import reader
 from viva_store.store import Context
 
-E = EngagementEvent.__table__  # type: ignore[attr-defined]
+__all__ = [
+    "EngagementEventRecord",
+    "EngagementState",
+    "Observation",
+    "StateField",
+    "current_state",
+    "entry_rules",
+    "get_state",
+    "observe",
+    "set_state",
+    "state_history",
+]
+
 MAX_VALUE = 200
 
 
@@ -96,12 +108,17 @@ def _actor(ctx: Context) -> str:
 
 def _latest(conn: Connection, member: str) -> dict[str, Any]:
     newest = (
-        select(E.c.field, func.max(E.c.id).label("id"))
-        .where(E.c.member == member)
-        .group_by(E.c.field)
+        select(ENGAGEMENT_EVENT.c.field, func.max(ENGAGEMENT_EVENT.c.id).label("id"))
+        .where(ENGAGEMENT_EVENT.c.member == member)
+        .group_by(ENGAGEMENT_EVENT.c.field)
         .subquery()
     )
-    return {row.field: row for row in conn.execute(select(E).join(newest, E.c.id == newest.c.id))}
+    return {
+        row.field: row
+        for row in conn.execute(
+            select(ENGAGEMENT_EVENT).join(newest, ENGAGEMENT_EVENT.c.id == newest.c.id)
+        )
+    }
 
 
 def _state(member: str, latest: Mapping[str, Any]) -> EngagementState:
@@ -155,7 +172,11 @@ def state_history(
     """Every change of a member's state, newest first."""
     require_self_or_owner(ctx.actor, member, "read the engagement state")
     get_member(ctx, member)
-    query = select(E).where(E.c.member == member).order_by(E.c.id.desc())
+    query = (
+        select(ENGAGEMENT_EVENT)
+        .where(ENGAGEMENT_EVENT.c.member == member)
+        .order_by(ENGAGEMENT_EVENT.c.id.desc())
+    )
     if limit is not None:
         query = query.limit(limit)
     rows = ctx.store.read(lambda c: list(c.execute(query)))
@@ -247,7 +268,7 @@ def set_state(
             )
         if events:
             conn.execute(
-                insert(E),
+                insert(ENGAGEMENT_EVENT),
                 [{**e, "member": member, "actor": actor, "at": now, "note": note} for e in events],
             )
         return current_state(conn, member)
@@ -299,7 +320,7 @@ def observe(
                 }
             )
         if events:
-            conn.execute(insert(E), events)
+            conn.execute(insert(ENGAGEMENT_EVENT), events)
         return current_state(conn, member)
 
     return ctx.store.write(work)

@@ -8,17 +8,11 @@ from typing import Any
 
 from sqlalchemy import Connection, insert, select, update
 
-from viva_store.db.tables import ImportRun, Quarantine, Redaction
-from viva_store.db.tables import SourceFile as SourceRow
+from viva_store.db.schema import IMPORT_RUN, QUARANTINE, REDACTION, SOURCE_FILE
 from viva_store.importing.prepare import Batch
 from viva_store.importing.read import QuarantineRow, Sink
 from viva_store.importing.write import write_batch
 from viva_store.store import Context
-
-F = SourceRow.__table__  # type: ignore[attr-defined]
-Q = Quarantine.__table__  # type: ignore[attr-defined]
-R = Redaction.__table__  # type: ignore[attr-defined]
-RUNS = ImportRun.__table__  # type: ignore[attr-defined]
 
 
 @dataclass(slots=True)
@@ -45,12 +39,14 @@ def known_files(ctx: Context, harnesses: list[str]) -> dict[tuple[str, str], tup
 
 # Plain SQL on both engines (no parameters, no types to process): this query is
 # most of what a re-import of an unchanged history asks of the store.
-_KNOWN = f"SELECT harness, path, id, size, mtime_ns, inode FROM {F.name}"
+_KNOWN = f"SELECT harness, path, id, size, mtime_ns, inode FROM {SOURCE_FILE.name}"
 
 
 def file_row(ctx: Context, file_id: int) -> Any:
     """Everything remembered about a file that changed (offset, digest, reader state)."""
-    return ctx.store.read(lambda c: c.execute(select(F).where(F.c.id == file_id)).one())
+    return ctx.store.read(
+        lambda c: c.execute(select(SOURCE_FILE).where(SOURCE_FILE.c.id == file_id)).one()
+    )
 
 
 @dataclass
@@ -91,11 +87,13 @@ def flush(ctx: Context, summary: Tally, run_id: str, pending: Pending) -> None:
         summary.messages_added += result.messages_added
         summary.redactions += result.redactions
         for qrow, ledger in quarantined:
-            inserted = conn.execute(insert(Q).values(run_id=run_id, **qrow)).inserted_primary_key
+            inserted = conn.execute(
+                insert(QUARANTINE).values(run_id=run_id, **qrow)
+            ).inserted_primary_key
             qid = inserted[0] if inserted is not None else None
             if ledger:
                 conn.execute(
-                    insert(R),
+                    insert(REDACTION),
                     [
                         {
                             **e,
@@ -121,7 +119,9 @@ def save_file_states(conn: Connection, states: list[dict[str, Any]]) -> None:
     known = {
         (r.harness, r.path)
         for r in conn.execute(
-            select(F.c.harness, F.c.path).where(F.c.path.in_([s["path"] for s in states]))
+            select(SOURCE_FILE.c.harness, SOURCE_FILE.c.path).where(
+                SOURCE_FILE.c.path.in_([s["path"] for s in states])
+            )
         )
     }
     fresh = [
@@ -130,11 +130,13 @@ def save_file_states(conn: Connection, states: list[dict[str, Any]]) -> None:
         if (s["harness"], s["path"]) not in known
     ]
     if fresh:
-        conn.execute(insert(F), fresh)
+        conn.execute(insert(SOURCE_FILE), fresh)
     for state in states:
         if (state["harness"], state["path"]) in known:
-            key = (F.c.harness == state["harness"]) & (F.c.path == state["path"])
-            conn.execute(update(F).where(key).values(**state))
+            key = (SOURCE_FILE.c.harness == state["harness"]) & (
+                SOURCE_FILE.c.path == state["path"]
+            )
+            conn.execute(update(SOURCE_FILE).where(key).values(**state))
 
 
 def record_run(
@@ -145,7 +147,7 @@ def record_run(
     problems = data.pop("problems")
     ctx.store.write(
         lambda c: c.execute(
-            insert(RUNS).values(
+            insert(IMPORT_RUN).values(
                 id=run_id,
                 started_at=started,
                 finished_at=ctx.store.now(),

@@ -31,15 +31,8 @@ from typing import Any
 from sqlalchemy import Connection, func, select
 
 from viva_store.access import require_owner
-from viva_store.db.tables import Session
-from viva_store.importing.batch import (
-    Pending,
-    Tally,
-    file_row,
-    flush,
-    known_files,
-    record_run,
-)
+from viva_store.db.schema import SESSION
+from viva_store.importing.batch import Pending, Tally, file_row, flush, known_files, record_run
 from viva_store.importing.harness import registry
 from viva_store.importing.harness.lines import range_sha256
 from viva_store.importing.harness.model import Problem, SourceFile
@@ -57,7 +50,6 @@ from viva_store.skills.uses import after_attribution
 from viva_store.store import Context
 from viva_store.triage.attribution import match_executions
 
-S = Session.__table__  # type: ignore[attr-defined]
 BATCH_BYTES = 8 << 20
 LINE_KINDS = ("jsonl", "jsonl.zst")
 # Files up to this size are read in worker processes when a run has enough of them
@@ -219,7 +211,7 @@ def run_import(
     summary.sessions_new = len(summary.new_session_ids)
     total = ctx.store.read(
         lambda c: c.execute(
-            select(func.count()).select_from(S).where(S.c.harness.in_(chosen))
+            select(func.count()).select_from(SESSION).where(SESSION.c.harness.in_(chosen))
         ).scalar()
     )
     summary.sessions_unchanged = int(total or 0) - summary.sessions_new - summary.sessions_updated

@@ -16,15 +16,10 @@ from sqlalchemy.engine import make_url
 
 from viva_store.access import require_owner
 from viva_store.db.migrate import current_revision
-from viva_store.db.tables import Attribution, ImportRun, Session
-from viva_store.db.tables import SourceFile as SourceRow
+from viva_store.db.schema import ATTRIBUTION, IMPORT_RUN, SESSION, SOURCE_FILE
 from viva_store.importing.harness import registry
 from viva_store.store import Context
 
-A = Attribution.__table__  # type: ignore[attr-defined]
-F = SourceRow.__table__  # type: ignore[attr-defined]
-RUNS = ImportRun.__table__  # type: ignore[attr-defined]
-S = Session.__table__  # type: ignore[attr-defined]
 WARN_BEFORE = timedelta(days=7)
 
 
@@ -34,10 +29,18 @@ def store_status(ctx: Context) -> dict[str, Any]:
     config = ctx.store.config
 
     def counts(conn: Any) -> dict[str, Any]:
-        total = conn.execute(select(func.count()).select_from(S)).scalar() or 0
-        by_status = dict(conn.execute(select(A.c.status, func.count()).group_by(A.c.status)).all())
-        known = {(r.harness, r.path): (r.size, r.mtime_ns) for r in conn.execute(select(F))}
-        last = conn.execute(select(RUNS).order_by(RUNS.c.finished_at.desc()).limit(1)).first()
+        total = conn.execute(select(func.count()).select_from(SESSION)).scalar() or 0
+        by_status = dict(
+            conn.execute(
+                select(ATTRIBUTION.c.status, func.count()).group_by(ATTRIBUTION.c.status)
+            ).all()
+        )
+        known = {
+            (r.harness, r.path): (r.size, r.mtime_ns) for r in conn.execute(select(SOURCE_FILE))
+        }
+        last = conn.execute(
+            select(IMPORT_RUN).order_by(IMPORT_RUN.c.finished_at.desc()).limit(1)
+        ).first()
         return {
             "schema": current_revision(conn),
             "total": total,

@@ -18,13 +18,9 @@ from sqlalchemy import Connection, func, insert, select, update
 
 from viva_store.clock import as_utc
 from viva_store.db.guards import bulk_insert
-from viva_store.db.tables import Message, Redaction, Session, Usage
+from viva_store.db.schema import MESSAGE, REDACTION, SESSION, USAGE
 from viva_store.importing.prepare import Batch, PreparedSession
 
-S = Session.__table__  # type: ignore[attr-defined]
-M = Message.__table__  # type: ignore[attr-defined]
-U = Usage.__table__  # type: ignore[attr-defined]
-R = Redaction.__table__  # type: ignore[attr-defined]
 IN_BATCH = 500
 TOKENS = (
     "input_tokens",
@@ -101,7 +97,7 @@ def write_batch(
     rows: dict[str, Any] = {}
     for start in range(0, len(ids), IN_BATCH):
         part = ids[start : start + IN_BATCH]
-        rows.update((r.id, r) for r in conn.execute(select(S).where(S.c.id.in_(part))))
+        rows.update((r.id, r) for r in conn.execute(select(SESSION).where(SESSION.c.id.in_(part))))
     fresh_usage = _fresh_usage(conn, batch, replace_usage)
     new_rows: list[dict[str, Any]] = []
     changes: list[tuple[str, dict[str, Any]]] = []
@@ -113,7 +109,9 @@ def write_batch(
         count = row.message_count if row is not None else 0
         messages = prepared.messages
         if row is not None and messages:
-            stored = _existing(conn, M.c.key, M.c.session_id == sid, [m["key"] for m in messages])
+            stored = _existing(
+                conn, MESSAGE.c.key, MESSAGE.c.session_id == sid, [m["key"] for m in messages]
+            )
             messages = [m for m in messages if m["key"] not in stored]
         for offset, message in enumerate(messages):
             message["seq"] = count + offset
@@ -152,17 +150,18 @@ def write_batch(
         )
     if new_rows:
         for shape in _by_shape(new_rows):
-            conn.execute(insert(S), shape)
+            conn.execute(insert(SESSION), shape)
     for sid, values in changes:
-        conn.execute(update(S).where(S.c.id == sid).values(updated_at=now, **values))
-    bulk_insert(conn, M, all_messages)
+        conn.execute(update(SESSION).where(SESSION.c.id == sid).values(updated_at=now, **values))
+    bulk_insert(conn, MESSAGE, all_messages)
     inserted = [u for usage in fresh_usage.values() for u in usage if not u.pop("_stored", False)]
-    bulk_insert(conn, U, inserted)
+    bulk_insert(conn, USAGE, inserted)
     if replace_usage:
         _refresh_tokens(conn, fresh_usage)
     if ledger:
         conn.execute(
-            insert(R), [{**entry, "run_id": run_id, "quarantine_id": None} for entry in ledger]
+            insert(REDACTION),
+            [{**entry, "run_id": run_id, "quarantine_id": None} for entry in ledger],
         )
     result.redactions = len(ledger)
     return result
@@ -183,7 +182,11 @@ def _fresh_usage(conn: Connection, batch: Batch, replace: bool) -> dict[str, lis
     key: there the latest read replaces the stored figure (marked ``_stored``).
     """
     keys = [u["usage_key"] for p in batch.sessions.values() for u in p.usage]
-    stored = _existing(conn, U.c.usage_key, U.c.harness == batch.harness, keys) if keys else set()
+    stored = (
+        _existing(conn, USAGE.c.usage_key, USAGE.c.harness == batch.harness, keys)
+        if keys
+        else set()
+    )
     out: dict[str, list[dict[str, Any]]] = {}
     for sid, prepared in batch.sessions.items():
         for u in prepared.usage:
@@ -193,8 +196,8 @@ def _fresh_usage(conn: Connection, batch: Batch, replace: bool) -> dict[str, lis
                 out.setdefault(sid, []).append(u)
             elif replace:
                 conn.execute(
-                    update(U)
-                    .where(U.c.harness == batch.harness, U.c.usage_key == u["usage_key"])
+                    update(USAGE)
+                    .where(USAGE.c.harness == batch.harness, USAGE.c.usage_key == u["usage_key"])
                     .values(**{t: u[t] for t in TOKENS})
                 )
                 out.setdefault(sid, []).append({**u, "_stored": True})
@@ -205,8 +208,12 @@ def _refresh_tokens(conn: Connection, session_ids: Iterable[str]) -> None:
     """Recompute totals from the usage table (after a replace-by-latest)."""
     for sid in session_ids:
         sums = conn.execute(
-            select(*(func.coalesce(func.sum(U.c[t]), 0) for t in TOKENS)).where(
-                U.c.session_id == sid
+            select(*(func.coalesce(func.sum(USAGE.c[t]), 0) for t in TOKENS)).where(
+                USAGE.c.session_id == sid
             )
         ).one()
-        conn.execute(update(S).where(S.c.id == sid).values(**dict(zip(TOKENS, sums, strict=True))))
+        conn.execute(
+            update(SESSION)
+            .where(SESSION.c.id == sid)
+            .values(**dict(zip(TOKENS, sums, strict=True)))
+        )

@@ -32,6 +32,7 @@ from typing import Any
 from sqlalchemy import Connection, select
 
 from viva_store.access import require_owner
+from viva_store.db.schema import ATTRIBUTION, CLASSIFICATION, SESSION, SKILL_EVENT
 from viva_store.errors import InvalidInput, NotFound
 from viva_store.importing.pipeline import ImportSummary, run_import
 from viva_store.launch import files
@@ -40,21 +41,24 @@ from viva_store.launch.records import LaunchPlan, LaunchResult, Repaired
 from viva_store.launch.render import LAYOUTS, LaunchView, Layout, SkillDoc, command, render
 from viva_store.launch.render import shell_line as _shell
 from viva_store.members.executions import finish_execution, get_execution, start_execution
-from viva_store.members.grants import (
-    DEFAULT_TTL,
-    issue_grant,
-    list_grants,
-    parse_ttl,
-    revoke_grant,
-)
-from viva_store.members.service import get_member
+from viva_store.members.grants import DEFAULT_TTL, issue_grant, list_grants, parse_ttl, revoke_grant
+from viva_store.members.roster import get_member
 from viva_store.redact.engine import redact_text
-from viva_store.skills.events import SE, A, C, S
 from viva_store.skills.library import get_skill
 from viva_store.skills.project import project
 from viva_store.skills.records import Projection
 from viva_store.skills.uses import credit_execution
 from viva_store.store import Context
+
+__all__ = [
+    "LaunchPlan",
+    "LaunchResult",
+    "Repaired",
+    "command_line",
+    "launch",
+    "preview",
+    "repair",
+]
 
 UNKNOWN_EXIT = 255
 """Recorded by ``--repair`` for a launch that died before seeing its harness exit."""
@@ -301,17 +305,22 @@ def _recover(
 
     def work(conn: Connection) -> tuple[Any, list[dict[str, Any]]]:
         row = conn.execute(
-            select(A.c.session_id, A.c.member, A.c.status)
-            .join_from(C, A, A.c.session_id == C.c.session_id)
-            .where(C.c.execution_id == execution_id, C.c.action == "execution")
-            .order_by(C.c.id.desc())
+            select(ATTRIBUTION.c.session_id, ATTRIBUTION.c.member, ATTRIBUTION.c.status)
+            .join_from(
+                CLASSIFICATION, ATTRIBUTION, ATTRIBUTION.c.session_id == CLASSIFICATION.c.session_id
+            )
+            .where(
+                CLASSIFICATION.c.execution_id == execution_id,
+                CLASSIFICATION.c.action == "execution",
+            )
+            .order_by(CLASSIFICATION.c.id.desc())
         ).first()
         uses = [
             {"skill": r.skill, "value": r.value, "outcome": r.outcome}
             for r in conn.execute(
-                select(SE.c.skill, SE.c.value, SE.c.outcome)
-                .where(SE.c.execution_id == execution_id, SE.c.kind == "used")
-                .order_by(SE.c.id)
+                select(SKILL_EVENT.c.skill, SKILL_EVENT.c.value, SKILL_EVENT.c.outcome)
+                .where(SKILL_EVENT.c.execution_id == execution_id, SKILL_EVENT.c.kind == "used")
+                .order_by(SKILL_EVENT.c.id)
             )
         ]
         return row, uses
@@ -334,7 +343,7 @@ def _recover(
 
 
 def _native_id(conn: Connection, session_id: str) -> str | None:
-    value = conn.execute(select(S.c.native_id).where(S.c.id == session_id)).scalar()
+    value = conn.execute(select(SESSION.c.native_id).where(SESSION.c.id == session_id)).scalar()
     return None if value is None else str(value)
 
 

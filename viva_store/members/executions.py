@@ -15,15 +15,14 @@ from sqlalchemy import insert, select, update
 
 from viva_store.access import member_scope, require_owner
 from viva_store.clock import as_utc
-from viva_store.db.tables import Execution
 from viva_store.errors import NotFound
 from viva_store.importing.harness.registry import check
 from viva_store.records import ExecutionRecord
-from viva_store.members.service import get_member
+from viva_store.members.roster import get_member
 from viva_store.registry import reader
 from viva_store.store import Context
+from viva_store.db.schema import EXECUTION
 
-E = Execution.__table__  # type: ignore[attr-defined]
 
 
 def _record(row: Any) -> ExecutionRecord:
@@ -64,7 +63,7 @@ def start_execution(
         "grant_id": grant_id,
         "started_at": started_at or ctx.store.now(),
     }
-    ctx.store.write(lambda c: c.execute(insert(E).values(**values)))
+    ctx.store.write(lambda c: c.execute(insert(EXECUTION).values(**values)))
     return get_execution(ctx, str(values["id"]))
 
 
@@ -77,8 +76,8 @@ def finish_execution(
     done = ctx.store.write(
         lambda c: (
             c.execute(
-                update(E)
-                .where(E.c.id == execution_id, E.c.ended_at.is_(None))
+                update(EXECUTION)
+                .where(EXECUTION.c.id == execution_id, EXECUTION.c.ended_at.is_(None))
                 .values(
                     ended_at=ended_at or ctx.store.now(), outcome=outcome, exit_status=exit_status
                 )
@@ -95,7 +94,7 @@ def get_execution(ctx: Context, execution_id: str) -> ExecutionRecord:
     """One execution the actor may see."""
     row = ctx.store.read(
         lambda c: c.execute(
-            select(E).where(E.c.id == execution_id, member_scope(ctx.actor, E.c.member))
+            select(EXECUTION).where(EXECUTION.c.id == execution_id, member_scope(ctx.actor, EXECUTION.c.member))
         ).first()
     )
     if row is None:
@@ -108,8 +107,8 @@ def list_executions(
     ctx: Context, member: str | None = None, limit: int = 20
 ) -> list[ExecutionRecord]:
     """Recent executions, newest first (a member sees only its own)."""
-    query = select(E).where(member_scope(ctx.actor, E.c.member))
+    query = select(EXECUTION).where(member_scope(ctx.actor, EXECUTION.c.member))
     if member is not None:
-        query = query.where(E.c.member == member)
-    query = query.order_by(E.c.started_at.desc()).limit(limit)
+        query = query.where(EXECUTION.c.member == member)
+    query = query.order_by(EXECUTION.c.started_at.desc()).limit(limit)
     return ctx.store.read(lambda c: [_record(r) for r in c.execute(query)])

@@ -20,15 +20,13 @@ from sqlalchemy import Connection, insert, select
 
 from viva_store.access import OWNER, Actor, member_actor, member_scope, require_owner
 from viva_store.clock import as_utc
-from viva_store.db.tables import Grant, GrantRevocation
 from viva_store.errors import GrantRefused, InvalidInput, NotFound
 from viva_store.records import GrantRecord, IssuedGrant
-from viva_store.members.service import get_member
+from viva_store.members.roster import get_member
 from viva_store.registry import reader
 from viva_store.store import Context, Store
+from viva_store.db.schema import GRANT_REVOCATION, MEMBER_GRANT
 
-G = Grant.__table__  # type: ignore[attr-defined]
-R = GrantRevocation.__table__  # type: ignore[attr-defined]
 TOKEN_PREFIX = "viva_g1_"
 DEFAULT_TTL = timedelta(hours=12)
 _TTL_RE = re.compile(r"^(\d+)\s*([smhdw])$")
@@ -62,7 +60,7 @@ def issue_grant(
     expires = now + ttl if ttl is not None else None
     ctx.store.write(
         lambda c: c.execute(
-            insert(G).values(
+            insert(MEMBER_GRANT).values(
                 id=grant_id,
                 member=member,
                 token_hash=_hash(token),
@@ -83,13 +81,13 @@ def revoke_grant(ctx: Context, token_or_id: str, reason: str = "") -> str:
 
     def work(conn: Connection) -> str:
         row = conn.execute(
-            select(G.c.id).where((G.c.id == key) | (G.c.token_hash == _hash(key)))
+            select(MEMBER_GRANT.c.id).where((MEMBER_GRANT.c.id == key) | (MEMBER_GRANT.c.token_hash == _hash(key)))
         ).first()
         if row is None:
             raise NotFound("no such grant (give the token or the grant id from `viva grant list`)")
-        already = conn.execute(select(R.c.id).where(R.c.grant_id == row.id)).first()
+        already = conn.execute(select(GRANT_REVOCATION.c.id).where(GRANT_REVOCATION.c.grant_id == row.id)).first()
         if already is None:
-            conn.execute(insert(R).values(grant_id=row.id, revoked_at=now, reason=reason))
+            conn.execute(insert(GRANT_REVOCATION).values(grant_id=row.id, revoked_at=now, reason=reason))
         return str(row.id)
 
     return ctx.store.write(work)
@@ -105,11 +103,11 @@ def resolve_actor(store: Store, token: str | None) -> Actor:
 
     def work(conn: Connection) -> tuple[str, str, datetime | None, datetime | None] | None:
         row = conn.execute(
-            select(G.c.id, G.c.member, G.c.expires_at).where(G.c.token_hash == _hash(token))
+            select(MEMBER_GRANT.c.id, MEMBER_GRANT.c.member, MEMBER_GRANT.c.expires_at).where(MEMBER_GRANT.c.token_hash == _hash(token))
         ).first()
         if row is None:
             return None
-        revoked = conn.execute(select(R.c.revoked_at).where(R.c.grant_id == row.id)).scalar()
+        revoked = conn.execute(select(GRANT_REVOCATION.c.revoked_at).where(GRANT_REVOCATION.c.grant_id == row.id)).scalar()
         return row.id, row.member, row.expires_at, revoked
 
     found = store.read(work)
@@ -131,10 +129,10 @@ def list_grants(ctx: Context) -> list[GrantRecord]:
 
     def work(conn: Connection) -> list[GrantRecord]:
         revoked = {
-            r.grant_id: r.revoked_at for r in conn.execute(select(R.c.grant_id, R.c.revoked_at))
+            r.grant_id: r.revoked_at for r in conn.execute(select(GRANT_REVOCATION.c.grant_id, GRANT_REVOCATION.c.revoked_at))
         }
         rows = conn.execute(
-            select(G).where(member_scope(ctx.actor, G.c.member)).order_by(G.c.created_at.desc())
+            select(MEMBER_GRANT).where(member_scope(ctx.actor, MEMBER_GRANT.c.member)).order_by(MEMBER_GRANT.c.created_at.desc())
         )
         return [
             GrantRecord(

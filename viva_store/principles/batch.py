@@ -15,10 +15,10 @@ from sqlalchemy import Connection, insert, select
 
 from viva_store.access import OWNER, require_owner
 from viva_store.clock import as_utc
-from viva_store.db.tables import PrincipleBatch
+from viva_store.db.schema import PRINCIPLE_BATCH, PRINCIPLE_EVENT
 from viva_store.errors import AccessDenied, InvalidInput
-from viva_store.members.service import get_member
-from viva_store.principles.load import E, candidates, load
+from viva_store.members.roster import get_member
+from viva_store.principles.load import candidates, load
 from viva_store.principles.propose import proposer_name
 from viva_store.principles.records import BatchRecord, CandidateRecord
 from viva_store.principles.state import (
@@ -30,8 +30,6 @@ from viva_store.principles.state import (
     parse_week,
 )
 from viva_store.store import Context
-
-B = PrincipleBatch.__table__  # type: ignore[attr-defined]
 
 
 def require_coordinator(ctx: Context, action: str) -> None:
@@ -93,7 +91,13 @@ def batch(ctx: Context, week: str | None = None) -> BatchRecord:
             raise InvalidInput(f"no candidates wait for the owner in {week}")
         groups = group_duplicates(open_)
         ids = [c.id for group in groups for c in group]
-        earlier = list(conn.execute(select(B.c.id, B.c.candidates).where(B.c.week == week)))
+        earlier = list(
+            conn.execute(
+                select(PRINCIPLE_BATCH.c.id, PRINCIPLE_BATCH.c.candidates).where(
+                    PRINCIPLE_BATCH.c.week == week
+                )
+            )
+        )
         newest = max(earlier, key=lambda r: int(r.id.rsplit("-", 1)[1]), default=None)
         # Nothing new since the newest batch: every open candidate is already in it.
         unchanged = newest is not None and set(ids) <= set(newest.candidates)
@@ -102,7 +106,7 @@ def batch(ctx: Context, week: str | None = None) -> BatchRecord:
             return str(newest.id), False
         batch_id = f"batch-{week}-{len(earlier) + 1}"
         conn.execute(
-            insert(B).values(
+            insert(PRINCIPLE_BATCH).values(
                 id=batch_id,
                 week=week,
                 created_by=proposer_name(ctx),
@@ -128,7 +132,7 @@ def batch(ctx: Context, week: str | None = None) -> BatchRecord:
                         "basis": None if cand is primary else {"into": primary.id},
                     }
                 )
-        conn.execute(insert(E), events)
+        conn.execute(insert(PRINCIPLE_EVENT), events)
         return batch_id, True
 
     batch_id, new = ctx.store.write(work)
@@ -137,7 +141,9 @@ def batch(ctx: Context, week: str | None = None) -> BatchRecord:
 
 def _batch_record(ctx: Context, batch_id: str, new: bool) -> BatchRecord:
     """A batch with the entries the actor may see (its open candidates, merged)."""
-    row = ctx.store.read(lambda c: c.execute(select(B).where(B.c.id == batch_id)).first())
+    row = ctx.store.read(
+        lambda c: c.execute(select(PRINCIPLE_BATCH).where(PRINCIPLE_BATCH.c.id == batch_id)).first()
+    )
     if row is None:
         raise InvalidInput(f"no batch {batch_id!r}")
     in_batch = set(row.candidates)

@@ -14,18 +14,9 @@ from typing import Any
 from sqlalchemy import Connection, insert, select
 
 from viva_store.access import require_owner
+from viva_store.db.schema import PRINCIPLE, PRINCIPLE_EVENT, PRINCIPLE_VERSION
 from viva_store.errors import InvalidInput, NotFound
-from viva_store.principles.load import (
-    E,
-    Loaded,
-    P,
-    V,
-    active_record,
-    candidates,
-    event_records,
-    load,
-    lock,
-)
+from viva_store.principles.load import Loaded, active_record, candidates, event_records, load, lock
 from viva_store.principles.propose import MAX_TEXT, candidate
 from viva_store.principles.records import (
     CandidateRecord,
@@ -57,7 +48,9 @@ def _short(text: str | None, width: int = 60) -> str:
 def _find(conn: Connection, ctx: Context, ref: str) -> tuple[Loaded, Any]:
     """A candidate by its id, or by its principle's id when exactly one is open."""
     ref = ref.strip()
-    row = conn.execute(select(V.c.principle_id).where(V.c.id == ref)).first()
+    row = conn.execute(
+        select(PRINCIPLE_VERSION.c.principle_id).where(PRINCIPLE_VERSION.c.id == ref)
+    ).first()
     pid = row.principle_id if row else ref
     lock(conn, pid)
     found = load(conn, ctx, principle_ids=[pid])
@@ -76,9 +69,11 @@ def _find(conn: Connection, ctx: Context, ref: str) -> tuple[Loaded, Any]:
 def _principle(conn: Connection, ctx: Context, ref: str) -> Loaded:
     """A principle by its id (a candidate id names its principle too)."""
     ref = ref.strip()
-    row = conn.execute(select(V.c.principle_id).where(V.c.id == ref)).first()
+    row = conn.execute(
+        select(PRINCIPLE_VERSION.c.principle_id).where(PRINCIPLE_VERSION.c.id == ref)
+    ).first()
     pid = row.principle_id if row else ref
-    if conn.execute(select(P.c.id).where(P.c.id == pid)).first() is None:
+    if conn.execute(select(PRINCIPLE.c.id).where(PRINCIPLE.c.id == pid)).first() is None:
         raise NotFound(f"no principle {ref!r} (see `viva principle history`)")
     lock(conn, pid)
     return load(conn, ctx, principle_ids=[pid])[0]
@@ -126,7 +121,7 @@ def _event(
     basis: dict[str, Any] | None = None,
 ) -> None:
     conn.execute(
-        insert(E).values(
+        insert(PRINCIPLE_EVENT).values(
             principle_id=item.id,
             version_id=version_id,
             action=action,

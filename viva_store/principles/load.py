@@ -14,7 +14,7 @@ from sqlalchemy import Connection, select
 
 from viva_store.access import member_scope
 from viva_store.clock import as_utc
-from viva_store.db.tables import Principle, PrincipleEvent, PrincipleVersion
+from viva_store.db.schema import PRINCIPLE, PRINCIPLE_EVENT, PRINCIPLE_VERSION
 from viva_store.principles.records import (
     CandidateRecord,
     PrincipleEventRecord,
@@ -29,10 +29,6 @@ from viva_store.principles.state import (
     fold,
 )
 from viva_store.store import Context
-
-P = Principle.__table__  # type: ignore[attr-defined]
-V = PrincipleVersion.__table__  # type: ignore[attr-defined]
-E = PrincipleEvent.__table__  # type: ignore[attr-defined]
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,7 +76,7 @@ def lock(conn: Connection, principle_id: str) -> None:
     """Hold ``principle_id``'s row until the transaction ends (PostgreSQL), so two decisions
     on one principle are serialized and the second sees the first (the stale check).
     SQLite writes are serialized by ``BEGIN IMMEDIATE`` already."""
-    conn.execute(select(P.c.id).where(P.c.id == principle_id).with_for_update())
+    conn.execute(select(PRINCIPLE.c.id).where(PRINCIPLE.c.id == principle_id).with_for_update())
 
 
 def load(
@@ -90,24 +86,35 @@ def load(
     principle_ids: Iterable[str] | None = None,
 ) -> list[Loaded]:
     """Principles the actor may see, optionally narrowed to ``member`` or ``principle_ids``."""
-    query = select(P.c.id, P.c.member).where(member_scope(ctx.actor, P.c.member))
+    query = select(PRINCIPLE.c.id, PRINCIPLE.c.member).where(
+        member_scope(ctx.actor, PRINCIPLE.c.member)
+    )
     if member is not None:
-        query = query.where(P.c.member == member)
+        query = query.where(PRINCIPLE.c.member == member)
     if principle_ids is not None:
-        query = query.where(P.c.id.in_(list(principle_ids)))
-    heads = {row.id: row.member for row in conn.execute(query.order_by(P.c.created_at, P.c.id))}
+        query = query.where(PRINCIPLE.c.id.in_(list(principle_ids)))
+    heads = {
+        row.id: row.member
+        for row in conn.execute(query.order_by(PRINCIPLE.c.created_at, PRINCIPLE.c.id))
+    }
     if not heads:
         return []
     ids = list(heads)
     versions: dict[str, dict[str, Any]] = {pid: {} for pid in ids}
     numbers: dict[str, int] = {}
     for row in conn.execute(
-        select(V).where(V.c.principle_id.in_(ids)).order_by(V.c.principle_id, V.c.version)
+        select(PRINCIPLE_VERSION)
+        .where(PRINCIPLE_VERSION.c.principle_id.in_(ids))
+        .order_by(PRINCIPLE_VERSION.c.principle_id, PRINCIPLE_VERSION.c.version)
     ):
         versions[row.principle_id][row.id] = row
         numbers[row.id] = row.version
     events: dict[str, list[Event]] = {pid: [] for pid in ids}
-    for row in conn.execute(select(E).where(E.c.principle_id.in_(ids)).order_by(E.c.id)):
+    for row in conn.execute(
+        select(PRINCIPLE_EVENT)
+        .where(PRINCIPLE_EVENT.c.principle_id.in_(ids))
+        .order_by(PRINCIPLE_EVENT.c.id)
+    ):
         events[row.principle_id].append(
             Event(
                 id=row.id,

@@ -16,16 +16,15 @@ from typing import Any
 from sqlalchemy import Connection, func, insert, select
 
 from viva_store.access import OWNER, can_see_member
-from viva_store.db.tables import Message
+from viva_store.db.schema import MESSAGE, PRINCIPLE, PRINCIPLE_EVENT, PRINCIPLE_VERSION
 from viva_store.errors import AccessDenied, InvalidInput, NotFound
-from viva_store.members.service import get_member
-from viva_store.principles.load import E, Loaded, P, V, candidates, load, lock
+from viva_store.members.roster import get_member
+from viva_store.principles.load import Loaded, candidates, load, lock
 from viva_store.principles.records import CandidateRecord
 from viva_store.principles.state import PROPOSED, iso_week
 from viva_store.sessions.service import resolve_ids
 from viva_store.store import Context
 
-M = Message.__table__  # type: ignore[attr-defined]
 MAX_TEXT = 2000
 MAX_EVIDENCE = 50
 
@@ -75,7 +74,7 @@ def _evidence(conn: Connection, ctx: Context, refs: Sequence[str]) -> list[str]:
             if not seq.isdigit():
                 raise InvalidInput(f"evidence {ref!r}: after '#' give a message number")
             found = conn.execute(
-                select(M.c.seq).where(M.c.session_id == sid, M.c.seq == int(seq))
+                select(MESSAGE.c.seq).where(MESSAGE.c.session_id == sid, MESSAGE.c.seq == int(seq))
             ).first()
             if found is None:
                 raise NotFound(f"evidence {ref!r}: session {sid} has no message {seq}")
@@ -123,16 +122,20 @@ def propose(
             target = _target(conn, store_ctx, member, replaces)
             pid, state = target.id, target.state
             number = 1 + (
-                conn.execute(select(func.max(V.c.version)).where(V.c.principle_id == pid)).scalar()
+                conn.execute(
+                    select(func.max(PRINCIPLE_VERSION.c.version)).where(
+                        PRINCIPLE_VERSION.c.principle_id == pid
+                    )
+                ).scalar()
                 or 0
             )
         else:
             pid, state, number = "p" + secrets.token_hex(4), None, 1
-            conn.execute(insert(P).values(id=pid, member=member, created_at=now))
+            conn.execute(insert(PRINCIPLE).values(id=pid, member=member, created_at=now))
         vid = f"{pid}.{number}"
         active_event = state.active_event.id if state and state.active_event else None
         conn.execute(
-            insert(V).values(
+            insert(PRINCIPLE_VERSION).values(
                 id=vid,
                 principle_id=pid,
                 version=number,
@@ -147,7 +150,7 @@ def propose(
         )
         basis: dict[str, Any] = {"active_event_id": active_event, "evidence": cited}
         conn.execute(
-            insert(E).values(
+            insert(PRINCIPLE_EVENT).values(
                 principle_id=pid,
                 version_id=vid,
                 action=PROPOSED,

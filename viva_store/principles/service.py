@@ -16,7 +16,7 @@ principles (DESIGN I5).
 from __future__ import annotations
 
 from viva_store.access import require_self_or_owner
-from viva_store.members.service import get_member
+from viva_store.members.roster import get_member
 from viva_store.principles.batch import batch
 from viva_store.principles.decide import (
     StaleCandidate,
@@ -46,6 +46,7 @@ __all__ = [
     "approve",
     "batch",
     "defer",
+    "parse_week",
     "principle_history",
     "principle_queue",
     "propose",

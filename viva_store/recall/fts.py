@@ -66,13 +66,8 @@ from sqlalchemy.exc import OperationalError
 from sqlalchemy.sql.elements import ColumnElement
 from sqlalchemy.sql.expression import FromClause
 
-from viva_store.db.tables import Message, Session
-from viva_store.db.tables_recall import RecallSession
+from viva_store.db.schema import MESSAGE, RECALL_SESSION, SESSION
 from viva_store.recall.query import fts5_expression
-
-M = Message.__table__  # type: ignore[attr-defined]
-S = Session.__table__  # type: ignore[attr-defined]
-RS = RecallSession.__table__  # type: ignore[attr-defined]
 
 MESSAGE_FTS = "recall_message_fts"
 TITLE_FTS = "recall_title_fts"
@@ -301,26 +296,26 @@ class MessageMatch:
         self.time_key: ColumnElement[Any] | None = None
         if dialect == "sqlite":
             self.source: FromClause = _MSG.join(_KEYS, _KEYS.c.key == _MSG.c.rowid).join(
-                RS, RS.c.key == _KEYS.c.session_key
+                RECALL_SESSION, RECALL_SESSION.c.key == _KEYS.c.session_key
             )
             self.condition: ColumnElement[bool] = _MSG.c[MESSAGE_FTS].op("MATCH")(
                 bindparam("fts_q", type_=String)
             )
             self.rank: ColumnElement[float] = -func.bm25(literal_column(MESSAGE_FTS))
             self.message_id: ColumnElement[Any] = _KEYS.c.message_id
-            self.session_id: ColumnElement[Any] = RS.c.session_id
+            self.session_id: ColumnElement[Any] = RECALL_SESSION.c.session_id
             self.at: ColumnElement[Any] = _KEYS.c.at_us
             self.time_key = _MSG.c.rowid
             self.importance_joined = True
         else:
-            vector = func.to_tsvector(literal_column(PG_CONFIG), M.c.text)
+            vector = func.to_tsvector(literal_column(PG_CONFIG), MESSAGE.c.text)
             query = _pg_query(n_tokens, any_token)
-            self.source = M
+            self.source = MESSAGE
             self.condition = vector.op("@@")(query)
             self.rank = cast(func.ts_rank(vector, query), Float)
-            self.message_id = M.c.id
-            self.session_id = M.c.session_id
-            self.at = M.c.at
+            self.message_id = MESSAGE.c.id
+            self.session_id = MESSAGE.c.session_id
+            self.at = MESSAGE.c.at
             self.importance_joined = False
 
     def age_days(self, at: ColumnElement[Any]) -> ColumnElement[float]:
@@ -336,17 +331,19 @@ class TitleMatch:
 
     def __init__(self, dialect: str, n_tokens: int, any_token: bool) -> None:
         if dialect == "sqlite":
-            self.source: FromClause = _TTL.join(RS, RS.c.key == _TTL.c.rowid).join(
-                S, S.c.id == RS.c.session_id
-            )
+            self.source: FromClause = _TTL.join(
+                RECALL_SESSION, RECALL_SESSION.c.key == _TTL.c.rowid
+            ).join(SESSION, SESSION.c.id == RECALL_SESSION.c.session_id)
             self.condition: ColumnElement[bool] = _TTL.c[TITLE_FTS].op("MATCH")(
                 bindparam("fts_t", type_=String)
             )
             self.rank: ColumnElement[float] = -func.bm25(literal_column(TITLE_FTS))
         else:
-            vector = func.to_tsvector(literal_column(PG_CONFIG), func.coalesce(S.c.title, ""))
+            vector = func.to_tsvector(literal_column(PG_CONFIG), func.coalesce(SESSION.c.title, ""))
             query = _pg_query(n_tokens, any_token)
-            self.source = S.outerjoin(RS, RS.c.session_id == S.c.id)
+            self.source = SESSION.outerjoin(
+                RECALL_SESSION, RECALL_SESSION.c.session_id == SESSION.c.id
+            )
             self.condition = vector.op("@@")(query)
             self.rank = cast(func.ts_rank(vector, query), Float)
 

@@ -26,24 +26,17 @@ from typing import Any
 from sqlalchemy import Connection, bindparam, case, func, insert, select, update
 
 from viva_store.access import require_owner
-from viva_store.db.tables import (
-    Message,
-    PrincipleVersion,
-    RecallMark,
-    RecallSession,
-    RecallState,
-    Session,
+from viva_store.db.schema import (
+    MESSAGE,
+    PRINCIPLE_VERSION,
+    RECALL_MARK,
+    RECALL_SESSION,
+    RECALL_STATE,
+    SESSION,
 )
 from viva_store.recall import fts
 from viva_store.recall.ranking import ImportanceSignals, importance
 from viva_store.store import Context
-
-M = Message.__table__  # type: ignore[attr-defined]
-S = Session.__table__  # type: ignore[attr-defined]
-RS = RecallSession.__table__  # type: ignore[attr-defined]
-RM = RecallMark.__table__  # type: ignore[attr-defined]
-ST = RecallState.__table__  # type: ignore[attr-defined]
-PV = PrincipleVersion.__table__  # type: ignore[attr-defined]
 
 CHUNK = 500_000
 IN_BATCH = 500
@@ -69,30 +62,30 @@ def _chunks(values: list[Any]) -> Iterable[list[Any]]:
 
 
 def _get(conn: Connection, name: str) -> int:
-    value = conn.execute(select(ST.c.value).where(ST.c.name == name)).scalar()
+    value = conn.execute(select(RECALL_STATE.c.value).where(RECALL_STATE.c.name == name)).scalar()
     return int(value or 0)
 
 
 def _set(conn: Connection, name: str, value: int) -> None:
-    if conn.execute(select(ST.c.name).where(ST.c.name == name)).first() is None:
-        conn.execute(insert(ST).values(name=name, value=value))
+    if conn.execute(select(RECALL_STATE.c.name).where(RECALL_STATE.c.name == name)).first() is None:
+        conn.execute(insert(RECALL_STATE).values(name=name, value=value))
     else:
-        conn.execute(update(ST).where(ST.c.name == name).values(value=value))
+        conn.execute(update(RECALL_STATE).where(RECALL_STATE.c.name == name).values(value=value))
 
 
 def pending(conn: Connection) -> bool:
     """Whether :func:`refresh` has anything to do (one statement of cheap counts)."""
 
     def state(name: str) -> Any:
-        return select(ST.c.value).where(ST.c.name == name).scalar_subquery()
+        return select(RECALL_STATE.c.value).where(RECALL_STATE.c.name == name).scalar_subquery()
 
     row = conn.execute(
         select(
-            select(func.max(M.c.id)).scalar_subquery(),
+            select(func.max(MESSAGE.c.id)).scalar_subquery(),
             state(WATERMARK),
-            select(func.count()).select_from(S).scalar_subquery(),
-            select(func.count()).select_from(RS).scalar_subquery(),
-            select(func.count()).select_from(PV).scalar_subquery(),
+            select(func.count()).select_from(SESSION).scalar_subquery(),
+            select(func.count()).select_from(RECALL_SESSION).scalar_subquery(),
+            select(func.count()).select_from(PRINCIPLE_VERSION).scalar_subquery(),
             state(PRINCIPLES),
         )
     ).one()
@@ -102,17 +95,17 @@ def pending(conn: Connection) -> bool:
 
 def _ensure_rows(conn: Connection, ids: Iterable[str] | None) -> None:
     """A ``recall_session`` row for these sessions (all sessions when None)."""
-    missing = select(S.c.id).where(~S.c.id.in_(select(RS.c.session_id)))
+    missing = select(SESSION.c.id).where(~SESSION.c.id.in_(select(RECALL_SESSION.c.session_id)))
     if ids is None:
         fresh = list(conn.execute(missing).scalars())
     else:
         wanted = sorted(set(ids))
         fresh = []
         for part in _chunks(wanted):
-            fresh += list(conn.execute(missing.where(S.c.id.in_(part))).scalars())
+            fresh += list(conn.execute(missing.where(SESSION.c.id.in_(part))).scalars())
     if fresh:
         conn.execute(
-            insert(RS),
+            insert(RECALL_SESSION),
             [
                 {
                     "session_id": sid,
@@ -133,16 +126,16 @@ def _index_chunk(conn: Connection, report: RefreshReport) -> bool:
     """Index the next chunk of messages; False when there is none."""
     fts.hold_message_writes(conn)
     after = _get(conn, WATERMARK)
-    top = conn.execute(select(func.max(M.c.id))).scalar() or 0
+    top = conn.execute(select(func.max(MESSAGE.c.id))).scalar() or 0
     if top <= after:
         return False
     upto = min(top, after + CHUNK)
-    errors = func.sum(case((M.c.kind == "tool_error", 1), else_=0))
+    errors = func.sum(case((MESSAGE.c.kind == "tool_error", 1), else_=0))
     rows = list(
         conn.execute(
-            select(M.c.session_id, errors.label("errors"))
-            .where(M.c.id > after, M.c.id <= upto)
-            .group_by(M.c.session_id)
+            select(MESSAGE.c.session_id, errors.label("errors"))
+            .where(MESSAGE.c.id > after, MESSAGE.c.id <= upto)
+            .group_by(MESSAGE.c.session_id)
         )
     )
     _ensure_rows(conn, [r.session_id for r in rows])  # the index refers to them (SQLite)
@@ -150,9 +143,9 @@ def _index_chunk(conn: Connection, report: RefreshReport) -> bool:
     bumps = [{"sid": r.session_id, "n": int(r.errors or 0)} for r in rows if r.errors]
     if bumps:
         conn.execute(
-            update(RS)
-            .where(RS.c.session_id == bindparam("sid"))
-            .values(tool_errors=RS.c.tool_errors + bindparam("n")),
+            update(RECALL_SESSION)
+            .where(RECALL_SESSION.c.session_id == bindparam("sid"))
+            .values(tool_errors=RECALL_SESSION.c.tool_errors + bindparam("n")),
             bumps,
         )
     report.touched.update(r.session_id for r in rows)
@@ -163,7 +156,7 @@ def _index_chunk(conn: Connection, report: RefreshReport) -> bool:
 
 def _cited_sessions(conn: Connection) -> set[str]:
     refs: set[str] = set()
-    for evidence in conn.execute(select(PV.c.evidence)).scalars():
+    for evidence in conn.execute(select(PRINCIPLE_VERSION.c.evidence)).scalars():
         for item in evidence or []:
             refs.update(_SESSION_REF.findall(str(item)))
     return refs
@@ -173,33 +166,46 @@ def _sync_sessions(conn: Connection, report: RefreshReport) -> None:
     """Rows for every session, changed titles, citations, and importance where it moved."""
     _ensure_rows(conn, None)
     report.titles_changed += fts.index_new_titles(conn)
-    title = select(S.c.title).where(S.c.id == RS.c.session_id).scalar_subquery()
-    conn.execute(update(RS).where(RS.c.title.is_(None)).values(title=title))
+    title = (
+        select(SESSION.c.title).where(SESSION.c.id == RECALL_SESSION.c.session_id).scalar_subquery()
+    )
+    conn.execute(update(RECALL_SESSION).where(RECALL_SESSION.c.title.is_(None)).values(title=title))
     retitled = conn.execute(
-        select(RS.c.key, RS.c.session_id, RS.c.title, S.c.title.label("new"))
-        .join(S, S.c.id == RS.c.session_id)
-        .where(RS.c.title.is_distinct_from(S.c.title))
+        select(
+            RECALL_SESSION.c.key,
+            RECALL_SESSION.c.session_id,
+            RECALL_SESSION.c.title,
+            SESSION.c.title.label("new"),
+        )
+        .join(SESSION, SESSION.c.id == RECALL_SESSION.c.session_id)
+        .where(RECALL_SESSION.c.title.is_distinct_from(SESSION.c.title))
     )
     for row in list(retitled):
         fts.retitle(conn, row.key, row.title, row.new)
-        conn.execute(update(RS).where(RS.c.key == row.key).values(title=row.new))
+        conn.execute(
+            update(RECALL_SESSION).where(RECALL_SESSION.c.key == row.key).values(title=row.new)
+        )
         report.titles_changed += 1
-    principles = conn.execute(select(func.count()).select_from(PV)).scalar() or 0
+    principles = conn.execute(select(func.count()).select_from(PRINCIPLE_VERSION)).scalar() or 0
     if principles != _get(conn, PRINCIPLES):
         cited = _cited_sessions(conn)
         flips = [
             {"sid": row.session_id, "c": not row.cited}
-            for row in conn.execute(select(RS.c.session_id, RS.c.cited))
+            for row in conn.execute(select(RECALL_SESSION.c.session_id, RECALL_SESSION.c.cited))
             if bool(row.cited) != (row.session_id in cited)
         ]
         if flips:
             conn.execute(
-                update(RS).where(RS.c.session_id == bindparam("sid")).values(cited=bindparam("c")),
+                update(RECALL_SESSION)
+                .where(RECALL_SESSION.c.session_id == bindparam("sid"))
+                .values(cited=bindparam("c")),
                 flips,
             )
             report.touched.update(f["sid"] for f in flips)
         _set(conn, PRINCIPLES, int(principles))
-    new_rows = conn.execute(select(RS.c.session_id).where(RS.c.reason == "")).scalars()
+    new_rows = conn.execute(
+        select(RECALL_SESSION.c.session_id).where(RECALL_SESSION.c.reason == "")
+    ).scalars()
     report.touched.update(new_rows)
     report.sessions_refreshed += reweigh(conn, report.touched)
 
@@ -210,9 +216,15 @@ def reweigh(conn: Connection, session_ids: Iterable[str]) -> int:
     changes = []
     for part in _chunks(ids):
         rows = conn.execute(
-            select(RS.c.session_id, RS.c.marked, RS.c.cited, RS.c.tool_errors, S.c.message_count)
-            .join(S, S.c.id == RS.c.session_id)
-            .where(RS.c.session_id.in_(part))
+            select(
+                RECALL_SESSION.c.session_id,
+                RECALL_SESSION.c.marked,
+                RECALL_SESSION.c.cited,
+                RECALL_SESSION.c.tool_errors,
+                SESSION.c.message_count,
+            )
+            .join(SESSION, SESSION.c.id == RECALL_SESSION.c.session_id)
+            .where(RECALL_SESSION.c.session_id.in_(part))
         )
         for row in rows:
             value, reason = importance(
@@ -221,8 +233,8 @@ def reweigh(conn: Connection, session_ids: Iterable[str]) -> int:
             changes.append({"sid": row.session_id, "v": value, "r": reason, "n": row.message_count})
     if changes:
         conn.execute(
-            update(RS)
-            .where(RS.c.session_id == bindparam("sid"))
+            update(RECALL_SESSION)
+            .where(RECALL_SESSION.c.session_id == bindparam("sid"))
             .values(importance=bindparam("v"), reason=bindparam("r"), message_count=bindparam("n")),
             changes,
         )
@@ -258,15 +270,19 @@ def reset(ctx: Context) -> None:
 
     def work(conn: Connection) -> None:
         fts.clear(conn)
-        conn.execute(RS.delete())
-        conn.execute(ST.delete())
+        conn.execute(RECALL_SESSION.delete())
+        conn.execute(RECALL_STATE.delete())
         _ensure_rows(conn, None)
         newest = (
-            select(RM.c.session_id, func.max(RM.c.id).label("id")).group_by(RM.c.session_id)
+            select(RECALL_MARK.c.session_id, func.max(RECALL_MARK.c.id).label("id")).group_by(
+                RECALL_MARK.c.session_id
+            )
         ).subquery()
-        for row in conn.execute(select(RM).join(newest, RM.c.id == newest.c.id)):
+        for row in conn.execute(select(RECALL_MARK).join(newest, RECALL_MARK.c.id == newest.c.id)):
             conn.execute(
-                update(RS).where(RS.c.session_id == row.session_id).values(marked=row.importance)
+                update(RECALL_SESSION)
+                .where(RECALL_SESSION.c.session_id == row.session_id)
+                .values(marked=row.importance)
             )
 
     ctx.store.write(work)

@@ -30,7 +30,7 @@ from sqlalchemy import Connection, select
 
 from viva_store.access import member_scope
 from viva_store.clock import as_utc
-from viva_store.db.tables import MemberSkill, Skill
+from viva_store.db.schema import MEMBER_SKILL, SKILL
 from viva_store.principles.load import candidates, load
 from viva_store.principles.state import APPROVED
 from viva_store.recall import changes
@@ -40,8 +40,6 @@ from viva_store.recall.records import RecallItem
 from viva_store.recall.snippet import make_snippet
 from viva_store.store import Context
 
-MS = MemberSkill.__table__  # type: ignore[attr-defined]
-SK = Skill.__table__  # type: ignore[attr-defined]
 _TOKEN = re.compile(r"(?:[^\W_]|[\ue000-\uf8ff])+")
 
 
@@ -67,12 +65,19 @@ def _age(now: datetime, at: datetime | None) -> float | None:
 
 def _skill_rows(ctx: Context, conn: Connection, target: str | None) -> list[Any]:
     query = (
-        select(MS.c.member, MS.c.status, MS.c.w_ref, MS.c.last_used_at, MS.c.updated_at, SK)
-        .join(SK, SK.c.name == MS.c.skill)
-        .where(member_scope(ctx.actor, MS.c.member))
+        select(
+            MEMBER_SKILL.c.member,
+            MEMBER_SKILL.c.status,
+            MEMBER_SKILL.c.w_ref,
+            MEMBER_SKILL.c.last_used_at,
+            MEMBER_SKILL.c.updated_at,
+            SKILL,
+        )
+        .join(SKILL, SKILL.c.name == MEMBER_SKILL.c.skill)
+        .where(member_scope(ctx.actor, MEMBER_SKILL.c.member))
     )
     if target is not None:
-        query = query.where(MS.c.member == target)
+        query = query.where(MEMBER_SKILL.c.member == target)
     return list(conn.execute(query))
 
 

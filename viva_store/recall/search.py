@@ -30,10 +30,10 @@ from sqlalchemy.exc import OperationalError
 
 from viva_store.access import require_owner, require_self_or_owner
 from viva_store.clock import as_utc
-from viva_store.db.tables import Attribution, Message, RecallMark, RecallSession, Session
+from viva_store.db.schema import RECALL_MARK, RECALL_SESSION
 from viva_store.engagement.service import current_state, entry_rules
 from viva_store.errors import InvalidInput
-from viva_store.members.service import member_names
+from viva_store.members.roster import member_names
 from viva_store.recall import changes, fts
 from viva_store.recall import index as recall_index
 from viva_store.recall import knowledge as recall_knowledge
@@ -53,12 +53,6 @@ from viva_store.recall.walk import (
 from viva_store.registry import reader
 from viva_store.sessions.service import resolve_ids
 from viva_store.store import Context
-
-A = Attribution.__table__  # type: ignore[attr-defined]
-M = Message.__table__  # type: ignore[attr-defined]
-S = Session.__table__  # type: ignore[attr-defined]
-RS = RecallSession.__table__  # type: ignore[attr-defined]
-RM = RecallMark.__table__  # type: ignore[attr-defined]
 
 ORDERS = ("rank", "newest")
 KINDS = ("sessions", "skills", "principles")
@@ -366,11 +360,19 @@ def mark_importance(ctx: Context, ref: str, value: float | None, note: str = "")
     def work(conn: Connection) -> Marked:
         sid = resolve_ids(conn, ctx, ref)
         conn.execute(
-            insert(RM).values(session_id=sid, importance=value, actor="owner", at=now, note=note)
+            insert(RECALL_MARK).values(
+                session_id=sid, importance=value, actor="owner", at=now, note=note
+            )
         )
-        conn.execute(update(RS).where(RS.c.session_id == sid).values(marked=value))
+        conn.execute(
+            update(RECALL_SESSION).where(RECALL_SESSION.c.session_id == sid).values(marked=value)
+        )
         recall_index.reweigh(conn, [sid])
-        row = conn.execute(select(RS.c.importance, RS.c.reason).where(RS.c.session_id == sid)).one()
+        row = conn.execute(
+            select(RECALL_SESSION.c.importance, RECALL_SESSION.c.reason).where(
+                RECALL_SESSION.c.session_id == sid
+            )
+        ).one()
         return Marked(sid, float(row.importance), row.reason)
 
     return ctx.store.write(work)

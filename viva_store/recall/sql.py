@@ -23,14 +23,9 @@ from sqlalchemy import DateTime, Select, bindparam, case, func, literal, or_, se
 from sqlalchemy.sql.elements import ColumnElement
 
 from viva_store.access import Actor, member_scope
-from viva_store.db.tables import Attribution, Message, RecallSession, Session
+from viva_store.db.schema import ATTRIBUTION, MESSAGE, RECALL_SESSION, SESSION
 from viva_store.recall import fts
 from viva_store.recall.ranking import RecallParams
-
-A = Attribution.__table__  # type: ignore[attr-defined]
-M = Message.__table__  # type: ignore[attr-defined]
-S = Session.__table__  # type: ignore[attr-defined]
-RS = RecallSession.__table__  # type: ignore[attr-defined]
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,13 +68,13 @@ def _in_project(plan: Plan) -> ColumnElement[bool]:
     """Sessions of the state's project: by name, by cwd, or under a configured prefix."""
     project = plan.project or ""
     conds: list[ColumnElement[bool]] = [
-        S.c.project == project,
-        S.c.cwd == project,
-        S.c.cwd.like("%/" + _escape_like(project), escape="\\"),
+        SESSION.c.project == project,
+        SESSION.c.cwd == project,
+        SESSION.c.cwd.like("%/" + _escape_like(project), escape="\\"),
     ]
     for prefix in plan.prefixes:
         base = prefix.rstrip("/")
-        conds += [S.c.cwd == base, S.c.cwd.like(_escape_like(base) + "/%", escape="\\")]
+        conds += [SESSION.c.cwd == base, SESSION.c.cwd.like(_escape_like(base) + "/%", escape="\\")]
     return or_(*conds)
 
 
@@ -91,9 +86,9 @@ def _scoped(query: Select[Any], plan: Plan, session_col: Any, drive: bool = True
     """
     if plan.target is None:
         return query
-    member = A.c.member if drive else func.coalesce(A.c.member, "")
-    return query.join(A, A.c.session_id == session_col).where(
-        A.c.status == "attributed",
+    member = ATTRIBUTION.c.member if drive else func.coalesce(ATTRIBUTION.c.member, "")
+    return query.join(ATTRIBUTION, ATTRIBUTION.c.session_id == session_col).where(
+        ATTRIBUTION.c.status == "attributed",
         member == plan.target,
         member_scope(plan.actor, member),
     )
@@ -128,7 +123,9 @@ def _ordered(
         inner = fts.fence(
             plan.dialect,
             query.add_columns(
-                rank.label("rank"), RS.c.importance.label("imp"), _boost(plan).label("boost")
+                rank.label("rank"),
+                RECALL_SESSION.c.importance.label("imp"),
+                _boost(plan).label("boost"),
             ),
         ).subquery()
         key = _score(plan, inner.c.rank, age_of(inner.c.at), inner.c.imp, inner.c.boost)
@@ -147,7 +144,7 @@ def _narrowed(query: Select[Any], plan: Plan, session_col: Any, join: bool) -> S
     if not plan.narrows:
         return query
     if join:
-        query = query.join(S, S.c.id == session_col)
+        query = query.join(SESSION, SESSION.c.id == session_col)
     if plan.mode == "restrict":
         query = query.where(_in_project(plan))
     return query
@@ -166,7 +163,7 @@ def _matching(plan: Plan, match: fts.MessageMatch, drive: bool = True) -> Select
 def _messages(plan: Plan, match: fts.MessageMatch) -> Select[Any]:
     query = _matching(plan, match)
     if plan.order == "rank" and not match.importance_joined:
-        query = query.outerjoin(RS, RS.c.session_id == match.session_id)
+        query = query.outerjoin(RECALL_SESSION, RECALL_SESSION.c.session_id == match.session_id)
     return _ordered(query, plan, match.rank, "id", match.age_days)
 
 
@@ -193,7 +190,7 @@ def _windowed(plan: Plan, match: fts.MessageMatch) -> Select[Any] | None:
     since = bindparam("lo", type_=DateTime(timezone=True))
     query = _matching(plan, match).where(match.at >= since)
     if plan.order == "rank" and not match.importance_joined:
-        query = query.outerjoin(RS, RS.c.session_id == match.session_id)
+        query = query.outerjoin(RECALL_SESSION, RECALL_SESSION.c.session_id == match.session_id)
     return _ordered(query, plan, match.rank, "id", match.age_days)
 
 
@@ -238,40 +235,48 @@ def _mapped(found: Any) -> Select[Any]:
         found.c.tkey,
         found.c.rank,
         K.c.message_id.label("id"),
-        RS.c.session_id,
+        RECALL_SESSION.c.session_id,
         K.c.at_us.label("at"),
-        RS.c.importance.label("imp"),
-    ).select_from(found.join(K, K.c.key == found.c.tkey).join(RS, RS.c.key == K.c.session_key))
+        RECALL_SESSION.c.importance.label("imp"),
+    ).select_from(
+        found.join(K, K.c.key == found.c.tkey).join(
+            RECALL_SESSION, RECALL_SESSION.c.key == K.c.session_key
+        )
+    )
 
 
 def _titles(plan: Plan, match: fts.TitleMatch) -> Select[Any]:
-    at = func.coalesce(S.c.ended_at, S.c.started_at)
-    query = select(S.c.id.label("id"), S.c.id.label("session_id"), at.label("at"))
+    at = func.coalesce(SESSION.c.ended_at, SESSION.c.started_at)
+    query = select(SESSION.c.id.label("id"), SESSION.c.id.label("session_id"), at.label("at"))
     query = query.select_from(match.source).where(match.condition)
-    query = _narrowed(_scoped(query, plan, S.c.id), plan, S.c.id, join=False)
+    query = _narrowed(_scoped(query, plan, SESSION.c.id), plan, SESSION.c.id, join=False)
     return _ordered(query, plan, match.rank, "id", lambda at: fts.age_days(plan.dialect, at))
 
 
 def _provenance(plan: Plan) -> Select[Any]:
     in_project = _in_project(plan) if plan.narrows else literal(False)
     query = select(
-        S.c.id,
-        S.c.harness,
-        S.c.title,
-        S.c.project,
-        S.c.started_at,
-        A.c.status,
-        A.c.member,
-        RS.c.importance,
-        RS.c.reason,
+        SESSION.c.id,
+        SESSION.c.harness,
+        SESSION.c.title,
+        SESSION.c.project,
+        SESSION.c.started_at,
+        ATTRIBUTION.c.status,
+        ATTRIBUTION.c.member,
+        RECALL_SESSION.c.importance,
+        RECALL_SESSION.c.reason,
         case((in_project, True), else_=False).label("in_project"),
-    ).select_from(S.outerjoin(A, A.c.session_id == S.c.id).outerjoin(RS, RS.c.session_id == S.c.id))
-    query = query.where(S.c.id.in_(bindparam("ids", expanding=True)))
+    ).select_from(
+        SESSION.outerjoin(ATTRIBUTION, ATTRIBUTION.c.session_id == SESSION.c.id).outerjoin(
+            RECALL_SESSION, RECALL_SESSION.c.session_id == SESSION.c.id
+        )
+    )
+    query = query.where(SESSION.c.id.in_(bindparam("ids", expanding=True)))
     if plan.target is not None:  # the same scope again: provenance never widens it
         query = query.where(
-            A.c.status == "attributed",
-            A.c.member == plan.target,
-            member_scope(plan.actor, A.c.member),
+            ATTRIBUTION.c.status == "attributed",
+            ATTRIBUTION.c.member == plan.target,
+            member_scope(plan.actor, ATTRIBUTION.c.member),
         )
     return query
 
@@ -290,6 +295,8 @@ def statements(plan: Plan, any_token: bool, n_tokens: int) -> Statements:
         bounded=_bounded(plan, msg, n_tokens == 1),
         titles=_titles(plan, ttl),
         provenance=_provenance(plan),
-        texts=select(M.c.id, M.c.seq, M.c.at, M.c.text).where(M.c.id.in_(ids)),
+        texts=select(MESSAGE.c.id, MESSAGE.c.seq, MESSAGE.c.at, MESSAGE.c.text).where(
+            MESSAGE.c.id.in_(ids)
+        ),
         match=msg,
     )

@@ -26,15 +26,12 @@ from typing import Any
 from sqlalchemy import Connection, Select, func, select
 
 from viva_store.clock import as_utc
-from viva_store.db.tables import Message
-from viva_store.db.tables_recall import RecallSession
+from viva_store.db.schema import MESSAGE, RECALL_SESSION
 from viva_store.recall import changes, fts_keys
 from viva_store.recall.ranking import RecallParams
 
-RS = RecallSession.__table__  # type: ignore[attr-defined]
-M = Message.__table__  # type: ignore[attr-defined]
 WINDOW_MESSAGES = 16384
-_SPAN = select(func.min(M.c.at), func.max(M.c.at), func.max(M.c.id))
+_SPAN = select(func.min(MESSAGE.c.at), func.max(MESSAGE.c.at), func.max(MESSAGE.c.id))
 FEW_MATCHES = 2000
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 LN2 = math.log(2)
@@ -214,7 +211,7 @@ def _highest_importance(conn: Connection, stamp: Hashable | None) -> float:
     value = changes.remembered(
         conn,
         "recall.importance_max",
-        lambda: conn.execute(select(func.max(RS.c.importance))).scalar(),
+        lambda: conn.execute(select(func.max(RECALL_SESSION.c.importance))).scalar(),
         stamp,
     )
     return float(value or 0.0)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
-from viva_store.reports.weekly import MemberWeek, WeeklyReport
+from viva_store.reports.records import MemberWeek, WeeklyReport
 
 
 def _cell(value: Any) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from viva_store.reports.markdown import report_markdown
-from viva_store.reports.weekly import MemberWeek, WeeklyReport, weekly_report
+from viva_store.reports.records import MemberWeek, WeeklyReport
+from viva_store.reports.weekly import weekly_report
 
 __all__ = ["MemberWeek", "WeeklyReport", "report_markdown", "weekly_report"]

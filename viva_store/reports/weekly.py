@@ -12,16 +12,14 @@ only its own section (DESIGN I5), with no team totals.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from dataclasses import dataclass, fields
 from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Connection, and_, func, select
 
 from viva_store.access import member_scope
-from viva_store.db.tables import Attribution, Classification, Session, SkillEvent
-from viva_store.members.service import list_members
-from viva_store.principles.batch import B
+from viva_store.db.schema import ATTRIBUTION, CLASSIFICATION, PRINCIPLE_BATCH, SESSION, SKILL_EVENT
+from viva_store.members.roster import list_members
 from viva_store.principles.load import load
 from viva_store.principles.state import (
     APPROVED,
@@ -34,56 +32,12 @@ from viva_store.principles.state import (
     parse_week,
     week_bounds,
 )
-from viva_store.records import JsonRecord
 from viva_store.registry import reader
+from viva_store.reports.records import MemberWeek, WeeklyReport
 from viva_store.store import Context
 
-SE = SkillEvent.__table__  # type: ignore[attr-defined]
-S = Session.__table__  # type: ignore[attr-defined]
-A = Attribution.__table__  # type: ignore[attr-defined]
-C = Classification.__table__  # type: ignore[attr-defined]
 DECISIONS = (APPROVED, REJECTED, DEFERRED, ROLLED_BACK, RETIRED)
 ENTERS = ("added", "synced")
-
-
-@dataclass(frozen=True, slots=True)
-class MemberWeek(JsonRecord):
-    """One member's week. Lists hold plain dicts (JSON-ready apart from instants)."""
-
-    member: str
-    principles_proposed: tuple[dict[str, Any], ...]
-    principle_decisions: tuple[dict[str, Any], ...]
-    skills_added: tuple[dict[str, Any], ...]
-    skill_uses: tuple[dict[str, Any], ...]
-    skills_forgotten: tuple[str, ...]
-    skills_would_forget: tuple[str, ...]
-    skills_reclaimed: tuple[str, ...]
-    track_changes: tuple[dict[str, Any], ...]
-    sessions_recovered: int
-    sessions_triaged: int
-
-    @property
-    def quiet(self) -> bool:
-        """Nothing happened for this member this week."""
-        return not any(getattr(self, f.name) for f in fields(self) if f.name != "member")
-
-
-@dataclass(frozen=True, slots=True)
-class WeeklyReport(JsonRecord):
-    """The week's report. ``team`` is the owner's totals (``None`` for a member)."""
-
-    week: str
-    start: datetime
-    end: datetime
-    generated_at: datetime
-    members: tuple[MemberWeek, ...]
-    team: dict[str, Any] | None
-
-    def to_json(self) -> dict[str, Any]:
-        """One JSON document: the week, each member's section, the team's totals."""
-        data = JsonRecord.to_json(self)
-        data["members"] = [m.to_json() for m in self.members]
-        return data
 
 
 def _in(column: Any, start: datetime, end: datetime) -> Any:
@@ -143,18 +97,28 @@ def _skills(
     correction (``revalued``, whenever it came) replaces the value the use was recorded with."""
     rows = list(
         conn.execute(
-            select(SE.c.id, SE.c.member, SE.c.skill, SE.c.kind, SE.c.value, SE.c.track)
-            .where(_in(SE.c.at, start, end), member_scope(ctx.actor, SE.c.member))
-            .order_by(SE.c.id)
+            select(
+                SKILL_EVENT.c.id,
+                SKILL_EVENT.c.member,
+                SKILL_EVENT.c.skill,
+                SKILL_EVENT.c.kind,
+                SKILL_EVENT.c.value,
+                SKILL_EVENT.c.track,
+            )
+            .where(_in(SKILL_EVENT.c.at, start, end), member_scope(ctx.actor, SKILL_EVENT.c.member))
+            .order_by(SKILL_EVENT.c.id)
         )
     )
     uses = [r.id for r in rows if r.kind == "used"]
     corrected: dict[int, float] = {}
     for part in range(0, len(uses), 500):
         for r in conn.execute(
-            select(SE.c.target_id, SE.c.value)
-            .where(SE.c.kind == "revalued", SE.c.target_id.in_(uses[part : part + 500]))
-            .order_by(SE.c.id)
+            select(SKILL_EVENT.c.target_id, SKILL_EVENT.c.value)
+            .where(
+                SKILL_EVENT.c.kind == "revalued",
+                SKILL_EVENT.c.target_id.in_(uses[part : part + 500]),
+            )
+            .order_by(SKILL_EVENT.c.id)
         ):
             corrected[r.target_id] = float(r.value or 0.0)
     out: dict[str, dict[str, Any]] = defaultdict(_skills_empty)
@@ -181,23 +145,30 @@ def _sessions(
     owner triage events per (action, member)."""
     recovered: Counter[str | None] = Counter()
     query = (
-        select(A.c.status, A.c.member, func.count())
-        .select_from(S.outerjoin(A, A.c.session_id == S.c.id))
-        .where(_in(S.c.imported_at, start, end))
-        .group_by(A.c.status, A.c.member)
+        select(ATTRIBUTION.c.status, ATTRIBUTION.c.member, func.count())
+        .select_from(SESSION.outerjoin(ATTRIBUTION, ATTRIBUTION.c.session_id == SESSION.c.id))
+        .where(_in(SESSION.c.imported_at, start, end))
+        .group_by(ATTRIBUTION.c.status, ATTRIBUTION.c.member)
     )
     if not ctx.actor.is_owner:
-        query = query.where(A.c.status == "attributed", member_scope(ctx.actor, A.c.member))
+        query = query.where(
+            ATTRIBUTION.c.status == "attributed", member_scope(ctx.actor, ATTRIBUTION.c.member)
+        )
     for status, member, n in conn.execute(query):
         recovered[member if status == "attributed" else f"~{status or 'unattributed'}"] += n
     triage: Counter[tuple[str, str | None]] = Counter()
     query = (
-        select(C.c.action, C.c.member, func.count())
-        .where(_in(C.c.at, start, end), C.c.action.in_(("member", "nobody", "unclassify")))
-        .group_by(C.c.action, C.c.member)
+        select(CLASSIFICATION.c.action, CLASSIFICATION.c.member, func.count())
+        .where(
+            _in(CLASSIFICATION.c.at, start, end),
+            CLASSIFICATION.c.action.in_(("member", "nobody", "unclassify")),
+        )
+        .group_by(CLASSIFICATION.c.action, CLASSIFICATION.c.member)
     )
     if not ctx.actor.is_owner:
-        query = query.where(C.c.action == "member", member_scope(ctx.actor, C.c.member))
+        query = query.where(
+            CLASSIFICATION.c.action == "member", member_scope(ctx.actor, CLASSIFICATION.c.member)
+        )
     for action, member, n in conn.execute(query):
         triage[(action, member)] += n
     return recovered, triage
@@ -219,7 +190,11 @@ def weekly_report(ctx: Context, week: str | None = None) -> WeeklyReport:
         if ctx.actor.is_owner:
             batches = [
                 {"id": r.id, "created_by": r.created_by, "summary": r.summary}
-                for r in conn.execute(select(B).where(B.c.week == week).order_by(B.c.created_at))
+                for r in conn.execute(
+                    select(PRINCIPLE_BATCH)
+                    .where(PRINCIPLE_BATCH.c.week == week)
+                    .order_by(PRINCIPLE_BATCH.c.created_at)
+                )
             ]
         return proposed, decided, skills, recovered, triage, batches
 

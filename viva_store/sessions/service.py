@@ -16,16 +16,13 @@ from sqlalchemy import Connection, Select, func, or_, select
 
 from viva_store.access import member_scope
 from viva_store.clock import as_utc
-from viva_store.db.tables import Attribution, Message, Session
+from viva_store.db.schema import ATTRIBUTION, MESSAGE, SESSION
 from viva_store.errors import InvalidInput, NotFound
 from viva_store.importing.prepare import session_id
 from viva_store.records import JsonRecord, MessageRecord, SessionRecord
 from viva_store.registry import reader
 from viva_store.store import Context
 
-S = Session.__table__  # type: ignore[attr-defined]
-A = Attribution.__table__  # type: ignore[attr-defined]
-M = Message.__table__  # type: ignore[attr-defined]
 STATUSES = ("unattributed", "attributed", "nobody")
 TOKENS = (
     "input_tokens",
@@ -51,12 +48,16 @@ class SessionFilter:
 
 
 def _base(ctx: Context) -> Select[Any]:
-    status = A.c.status
+    status = ATTRIBUTION.c.status
     query = select(
-        S, status.label("a_status"), A.c.member.label("a_member"), A.c.source, A.c.note
-    ).select_from(S.outerjoin(A, A.c.session_id == S.c.id))
+        SESSION,
+        status.label("a_status"),
+        ATTRIBUTION.c.member.label("a_member"),
+        ATTRIBUTION.c.source,
+        ATTRIBUTION.c.note,
+    ).select_from(SESSION.outerjoin(ATTRIBUTION, ATTRIBUTION.c.session_id == SESSION.c.id))
     if not ctx.actor.is_owner:
-        query = query.where(status == "attributed", member_scope(ctx.actor, A.c.member))
+        query = query.where(status == "attributed", member_scope(ctx.actor, ATTRIBUTION.c.member))
     return query
 
 
@@ -96,27 +97,33 @@ def list_sessions(ctx: Context, flt: SessionFilter | None = None) -> list[Sessio
         if flt.status not in STATUSES:
             raise InvalidInput(f"unknown status {flt.status!r}")
         if flt.status == "unattributed":
-            query = query.where(or_(A.c.status.is_(None), A.c.status == "unattributed"))
+            query = query.where(
+                or_(ATTRIBUTION.c.status.is_(None), ATTRIBUTION.c.status == "unattributed")
+            )
         else:
-            query = query.where(A.c.status == flt.status)
+            query = query.where(ATTRIBUTION.c.status == flt.status)
     if flt.member is not None:
-        query = query.where(A.c.status == "attributed", A.c.member == flt.member)
+        query = query.where(
+            ATTRIBUTION.c.status == "attributed", ATTRIBUTION.c.member == flt.member
+        )
     if flt.harness is not None:
-        query = query.where(S.c.harness == flt.harness)
+        query = query.where(SESSION.c.harness == flt.harness)
     if flt.project is not None:
-        query = query.where(or_(S.c.project == flt.project, S.c.cwd == flt.project))
+        query = query.where(or_(SESSION.c.project == flt.project, SESSION.c.cwd == flt.project))
     if flt.since is not None:
-        query = query.where(S.c.started_at >= flt.since)
+        query = query.where(SESSION.c.started_at >= flt.since)
     if flt.text:
         like = f"%{flt.text.lower()}%"
         query = query.where(
             or_(
-                func.lower(S.c.title).like(like),
-                func.lower(S.c.project).like(like),
-                S.c.native_id.like(like),
+                func.lower(SESSION.c.title).like(like),
+                func.lower(SESSION.c.project).like(like),
+                SESSION.c.native_id.like(like),
             )
         )
-    query = query.order_by(S.c.started_at.desc().nulls_last(), S.c.id).offset(flt.offset)
+    query = query.order_by(SESSION.c.started_at.desc().nulls_last(), SESSION.c.id).offset(
+        flt.offset
+    )
     if flt.limit is not None:
         query = query.limit(flt.limit)
     return ctx.store.read(lambda c: [_record(r) for r in c.execute(query)])
@@ -137,7 +144,7 @@ def member_activity(ctx: Context) -> dict[str, MemberActivity]:
     One grouped query (the roster used to load every session of every member to
     count them).
     """
-    sub = _base(ctx).where(A.c.status == "attributed").subquery()
+    sub = _base(ctx).where(ATTRIBUTION.c.status == "attributed").subquery()
     query = select(sub.c.a_member, func.count(), func.max(sub.c.started_at)).group_by(
         sub.c.a_member
     )
@@ -153,8 +160,8 @@ def resolve_ids(conn: Connection, ctx: Context, ref: str) -> str:
     ref = ref.strip()
     if not ref:
         raise InvalidInput("empty session id")
-    base = _base(ctx).with_only_columns(S.c.id, S.c.native_id, S.c.harness)
-    exact = list(conn.execute(base.where(or_(S.c.id == ref, S.c.native_id == ref))))
+    base = _base(ctx).with_only_columns(SESSION.c.id, SESSION.c.native_id, SESSION.c.harness)
+    exact = list(conn.execute(base.where(or_(SESSION.c.id == ref, SESSION.c.native_id == ref))))
     if len(exact) == 1:
         return str(exact[0].id)
     if not exact:
@@ -163,8 +170,8 @@ def resolve_ids(conn: Connection, ctx: Context, ref: str) -> str:
             conn.execute(
                 base.where(
                     or_(
-                        S.c.id.like(escaped + "%", escape="\\"),
-                        S.c.native_id.like(escaped + "%", escape="\\"),
+                        SESSION.c.id.like(escaped + "%", escape="\\"),
+                        SESSION.c.native_id.like(escaped + "%", escape="\\"),
                     )
                 ).limit(6)
             )
@@ -184,10 +191,12 @@ def resolve_many(conn: Connection, ctx: Context, refs: Sequence[str]) -> list[st
     """
     wanted = list(dict.fromkeys(r.strip() for r in refs))
     exact: dict[str, set[str]] = {}
-    base = _base(ctx).with_only_columns(S.c.id, S.c.native_id)
+    base = _base(ctx).with_only_columns(SESSION.c.id, SESSION.c.native_id)
     for start in range(0, len(wanted), 500):
         part = wanted[start : start + 500]
-        for row in conn.execute(base.where(or_(S.c.id.in_(part), S.c.native_id.in_(part)))):
+        for row in conn.execute(
+            base.where(or_(SESSION.c.id.in_(part), SESSION.c.native_id.in_(part)))
+        ):
             for key in (row.id, row.native_id):
                 exact.setdefault(key, set()).add(row.id)
     out: list[str] = []
@@ -206,7 +215,7 @@ def resolve_session(ctx: Context, ref: str) -> str:
 def get_session(ctx: Context, ref: str) -> SessionRecord:
     """One session the actor may see."""
     sid = resolve_session(ctx, ref)
-    row = ctx.store.read(lambda c: c.execute(_base(ctx).where(S.c.id == sid)).first())
+    row = ctx.store.read(lambda c: c.execute(_base(ctx).where(SESSION.c.id == sid)).first())
     if row is None:
         raise NotFound(f"no session matches {ref!r}")
     return _record(row)
@@ -220,20 +229,20 @@ def session_messages(
     sid = get_session(ctx, ref).id
     query = (
         select(
-            M.c.seq,
-            M.c.role,
-            M.c.at,
-            M.c.text,
-            M.c.tool,
-            M.c.tool_input,
-            M.c.tool_result,
-            M.c.sidechain,
-            M.c.synthetic,
-            M.c.model,
-            M.c.kind,
+            MESSAGE.c.seq,
+            MESSAGE.c.role,
+            MESSAGE.c.at,
+            MESSAGE.c.text,
+            MESSAGE.c.tool,
+            MESSAGE.c.tool_input,
+            MESSAGE.c.tool_result,
+            MESSAGE.c.sidechain,
+            MESSAGE.c.synthetic,
+            MESSAGE.c.model,
+            MESSAGE.c.kind,
         )
-        .where(M.c.session_id == sid)
-        .order_by(M.c.seq)
+        .where(MESSAGE.c.session_id == sid)
+        .order_by(MESSAGE.c.seq)
         .offset(offset)
     )
     if limit is not None:

@@ -46,18 +46,8 @@ from sqlalchemy import (
 
 from viva_store.clock import as_utc
 from viva_store.db.raw import NeedsCore, RawTx
-from viva_store.skills.events import (
-    META,
-    A,
-    C,
-    E,
-    Prepared,
-    S,
-    Tx,
-    chunks,
-    sqlite_unindexed,
-    to_datetime,
-)
+from viva_store.db.schema import ATTRIBUTION, CLASSIFICATION, EXECUTION, SESSION, STORE_META
+from viva_store.skills.events import Prepared, Tx, chunks, sqlite_unindexed, to_datetime
 
 AXIS_KEY = "skill_axis:"
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -67,9 +57,9 @@ _MICRO = timedelta(microseconds=1)
 def on_axis() -> list[ColumnElement[bool]]:
     """The SQL conditions that put an attributed session on its member's axis."""
     return [
-        A.c.status == "attributed",
-        S.c.started_at.is_not(None),
-        or_(S.c.relation.is_(None), S.c.relation != "subagent"),
+        ATTRIBUTION.c.status == "attributed",
+        SESSION.c.started_at.is_not(None),
+        or_(SESSION.c.relation.is_(None), SESSION.c.relation != "subagent"),
     ]
 
 
@@ -115,21 +105,25 @@ def instant_key(conn: Connection) -> Callable[[datetime], Any]:
 
 
 def _axis_rows(started: Any, many: bool) -> Prepared:
-    query = select(A.c.member, S.c.id, started).join_from(A, S, S.c.id == A.c.session_id)
+    query = select(ATTRIBUTION.c.member, SESSION.c.id, started).join_from(
+        ATTRIBUTION, SESSION, SESSION.c.id == ATTRIBUTION.c.session_id
+    )
     if many:
-        query = query.where(*on_axis()).order_by(A.c.member, S.c.started_at, S.c.id)
+        query = query.where(*on_axis()).order_by(
+            ATTRIBUTION.c.member, SESSION.c.started_at, SESSION.c.id
+        )
     else:
-        query = query.where(A.c.member == bindparam("member"), *on_axis()).order_by(
-            S.c.started_at, S.c.id
+        query = query.where(ATTRIBUTION.c.member == bindparam("member"), *on_axis()).order_by(
+            SESSION.c.started_at, SESSION.c.id
         )
     return Prepared(query)
 
 
 # SQLite hands its timestamps over as text that sorts as time does; elsewhere the start is
 # fetched as whole microseconds since the epoch (exact, and no datetime built per row).
-_MICROS = cast(func.floor(func.extract("epoch", S.c.started_at) * 1_000_000), BigInteger)
-_ONE = {"sqlite": _axis_rows(S.c.started_at, False), "other": _axis_rows(_MICROS, False)}
-_ALL = {"sqlite": _axis_rows(S.c.started_at, True), "other": _axis_rows(_MICROS, True)}
+_MICROS = cast(func.floor(func.extract("epoch", SESSION.c.started_at) * 1_000_000), BigInteger)
+_ONE = {"sqlite": _axis_rows(SESSION.c.started_at, False), "other": _axis_rows(_MICROS, False)}
+_ALL = {"sqlite": _axis_rows(SESSION.c.started_at, True), "other": _axis_rows(_MICROS, True)}
 
 
 def load_axes(conn: Connection, members: Iterable[str]) -> dict[str, Axis]:
@@ -170,15 +164,19 @@ def load_anchors(
     """Start times of these sessions; the session and start of these executions."""
     anchors = Anchors()
     for part in chunks(sorted(set(session_ids))):
-        for sid, started in conn.execute(select(S.c.id, S.c.started_at).where(S.c.id.in_(part))):
+        for sid, started in conn.execute(
+            select(SESSION.c.id, SESSION.c.started_at).where(SESSION.c.id.in_(part))
+        ):
             anchors.session_start[sid] = as_utc(started) if started is not None else None
     for part in chunks(sorted(set(execution_ids))):
-        for xid, started in conn.execute(select(E.c.id, E.c.started_at).where(E.c.id.in_(part))):
+        for xid, started in conn.execute(
+            select(EXECUTION.c.id, EXECUTION.c.started_at).where(EXECUTION.c.id.in_(part))
+        ):
             anchors.exec_start[xid] = as_utc(started)
         rows = conn.execute(
-            select(C.c.execution_id, C.c.session_id)
-            .where(C.c.action == "execution", C.c.execution_id.in_(part))
-            .order_by(C.c.id)
+            select(CLASSIFICATION.c.execution_id, CLASSIFICATION.c.session_id)
+            .where(CLASSIFICATION.c.action == "execution", CLASSIFICATION.c.execution_id.in_(part))
+            .order_by(CLASSIFICATION.c.id)
         )
         for xid, sid in rows:
             anchors.exec_session[xid] = sid
@@ -211,22 +209,22 @@ def place(
 
 # --- the cached session count, and positions without loading the whole axis ---------
 
-_GET_COUNT = Prepared(select(META.c.value).where(META.c.key == bindparam("key")))
+_GET_COUNT = Prepared(select(STORE_META.c.value).where(STORE_META.c.key == bindparam("key")))
 # Sessions of one member started after an instant, walked from the session.started_at
 # index. `member || ''` keeps SQLite from driving the query by attribution.member
 # instead, which would visit every session the member ever had (PostgreSQL, by
 # statistics, walks the started_at range; hiding the index there made it scan the table).
 _AFTER = (
     select(func.count())
-    .select_from(S.join(A, A.c.session_id == S.c.id))
-    .where(sqlite_unindexed(A.c.member) == bindparam("member"), *on_axis())
+    .select_from(SESSION.join(ATTRIBUTION, ATTRIBUTION.c.session_id == SESSION.c.id))
+    .where(sqlite_unindexed(ATTRIBUTION.c.member) == bindparam("member"), *on_axis())
 )
-_COUNT_AFTER_TIME = Prepared(_AFTER.where(S.c.started_at > bindparam("t")))
+_COUNT_AFTER_TIME = Prepared(_AFTER.where(SESSION.c.started_at > bindparam("t")))
 COUNT_AFTER_SESSION = _AFTER.where(
-    S.c.started_at >= bindparam("t"),
+    SESSION.c.started_at >= bindparam("t"),
     or_(
-        S.c.started_at > bindparam("t"),
-        and_(S.c.started_at == bindparam("t"), S.c.id > bindparam("sid")),
+        SESSION.c.started_at > bindparam("t"),
+        and_(SESSION.c.started_at == bindparam("t"), SESSION.c.id > bindparam("sid")),
     ),
 )
 """Sessions of ``member``'s axis after session ``sid`` started at ``t``."""
@@ -238,8 +236,8 @@ def count_sessions(conn: Connection, member: str) -> int:
     return int(
         conn.execute(
             select(func.count())
-            .select_from(A.join(S, S.c.id == A.c.session_id))
-            .where(A.c.member == member, *on_axis())
+            .select_from(ATTRIBUTION.join(SESSION, SESSION.c.id == ATTRIBUTION.c.session_id))
+            .where(ATTRIBUTION.c.member == member, *on_axis())
         ).scalar_one()
     )
 
@@ -247,8 +245,8 @@ def count_sessions(conn: Connection, member: str) -> int:
 def save_count(conn: Connection, member: str, n: int) -> None:
     """Cache the number of sessions on ``member``'s axis."""
     key = AXIS_KEY + member
-    conn.execute(delete(META).where(META.c.key == key))
-    conn.execute(insert(META).values(key=key, value=str(n)))
+    conn.execute(delete(STORE_META).where(STORE_META.c.key == key))
+    conn.execute(insert(STORE_META).values(key=key, value=str(n)))
 
 
 def save_counts(conn: Connection, counts: dict[str, int]) -> None:
@@ -256,8 +254,10 @@ def save_counts(conn: Connection, counts: dict[str, int]) -> None:
     chunk, not two a member)."""
     for part in chunks(sorted(counts)):
         keys = [AXIS_KEY + name for name in part]
-        conn.execute(delete(META).where(META.c.key.in_(keys)))
-        conn.execute(insert(META), [{"key": AXIS_KEY + n, "value": str(counts[n])} for n in part])
+        conn.execute(delete(STORE_META).where(STORE_META.c.key.in_(keys)))
+        conn.execute(
+            insert(STORE_META), [{"key": AXIS_KEY + n, "value": str(counts[n])} for n in part]
+        )
 
 
 def cached_count(conn: Tx, member: str) -> int | None:
@@ -298,10 +298,12 @@ def starts_after(conn: Connection, member: str, at: datetime) -> list[datetime]:
     """Start times of ``member``'s axis sessions started after ``at``, in order."""
     t = as_utc(at)
     rows = conn.execute(
-        select(S.c.started_at)
-        .select_from(S.join(A, A.c.session_id == S.c.id))
-        .where(S.c.started_at > t, sqlite_unindexed(A.c.member) == member, *on_axis())
-        .order_by(S.c.started_at)
+        select(SESSION.c.started_at)
+        .select_from(SESSION.join(ATTRIBUTION, ATTRIBUTION.c.session_id == SESSION.c.id))
+        .where(
+            SESSION.c.started_at > t, sqlite_unindexed(ATTRIBUTION.c.member) == member, *on_axis()
+        )
+        .order_by(SESSION.c.started_at)
     )
     return [as_utc(v) for (v,) in rows]
 

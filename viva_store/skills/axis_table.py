@@ -11,7 +11,7 @@ The rows are refreshed, in the same transaction, wherever the axis can change �
 attribution change (:func:`viva_store.skills.derive.after_attribution`, which
 rebuilds those members' weights right after) and the owner's on-demand rebuild — so they
 are exactly as fresh as the weight cache built from them; the cache check behind
-``viva skill rebuild`` (:func:`viva_store.skills.service.check_cache`) compares them
+``viva skill rebuild`` (:func:`viva_store.skills.skillset.check_cache`) compares them
 with the live axis.
 """
 
@@ -26,11 +26,10 @@ from typing import Any
 from sqlalchemy import Connection, Select, delete, func, insert, select
 
 from viva_store.clock import as_utc
-from viva_store.db.tables import SkillAxis
+from viva_store.db.schema import ATTRIBUTION, SESSION, SKILL_AXIS
 from viva_store.skills.axis import Anchors, Axis, on_axis, tau
-from viva_store.skills.events import A, S, chunks, db_instant
+from viva_store.skills.events import chunks, db_instant
 
-AX = SkillAxis.__table__  # type: ignore[attr-defined]
 _COLUMNS = ("member", "session_id", "started_at", "ordinal")
 _PROBES = 400
 """Up to this many instants of one member are placed by an index probe each (a hundred
@@ -41,28 +40,28 @@ def live_rows(members: Sequence[str] | None) -> Select[Any]:
     """The axis rows as derived from attribution and sessions (members: all if None)."""
     query = (
         select(
-            A.c.member,
-            S.c.id,
-            S.c.started_at,
+            ATTRIBUTION.c.member,
+            SESSION.c.id,
+            SESSION.c.started_at,
             func.row_number()
-            .over(partition_by=A.c.member, order_by=(S.c.started_at, S.c.id))
+            .over(partition_by=ATTRIBUTION.c.member, order_by=(SESSION.c.started_at, SESSION.c.id))
             .label("ordinal"),
         )
-        .join_from(A, S, S.c.id == A.c.session_id)
+        .join_from(ATTRIBUTION, SESSION, SESSION.c.id == ATTRIBUTION.c.session_id)
         .where(*on_axis())
     )
-    return query if members is None else query.where(A.c.member.in_(members))
+    return query if members is None else query.where(ATTRIBUTION.c.member.in_(members))
 
 
 def refresh_axes(conn: Connection, members: Iterable[str] | None = None) -> None:
     """Replace the ``skill_axis`` rows of ``members`` (all when None) with the live axis."""
     if members is None:
-        conn.execute(delete(AX))
-        conn.execute(insert(AX).from_select(_COLUMNS, live_rows(None)))
+        conn.execute(delete(SKILL_AXIS))
+        conn.execute(insert(SKILL_AXIS).from_select(_COLUMNS, live_rows(None)))
         return
     for part in chunks(sorted(set(members))):
-        conn.execute(delete(AX).where(AX.c.member.in_(part)))
-        conn.execute(insert(AX).from_select(_COLUMNS, live_rows(part)))
+        conn.execute(delete(SKILL_AXIS).where(SKILL_AXIS.c.member.in_(part)))
+        conn.execute(insert(SKILL_AXIS).from_select(_COLUMNS, live_rows(part)))
 
 
 def axis_counts(conn: Connection, members: Sequence[str]) -> dict[str, int]:
@@ -80,7 +79,9 @@ def stale_axes(conn: Connection, members: Sequence[str], axes: dict[str, Axis]) 
     """The members whose ``skill_axis`` rows differ from their live axes (``axes``)."""
     stored: dict[str, dict[str, int]] = defaultdict(dict)
     for member, sid, ordinal in conn.execute(
-        select(AX.c.member, AX.c.session_id, AX.c.ordinal).where(AX.c.member.in_(members))
+        select(SKILL_AXIS.c.member, SKILL_AXIS.c.session_id, SKILL_AXIS.c.ordinal).where(
+            SKILL_AXIS.c.member.in_(members)
+        )
     ):
         stored[member][sid] = int(ordinal)
     return [m for m in members if stored.get(m, {}) != (axes[m].ordinal if m in axes else {})]
@@ -91,7 +92,7 @@ def latest_ordinal(member: Any, at: Any = None) -> Any:
     ever) — the number of its sessions by then, NULL for none — as a scalar subquery, one
     probe of the start index. ``member`` and ``at`` are values or columns of an outer
     query (which may join the axis itself: the probe reads its own alias)."""
-    x = AX.alias("x")
+    x = SKILL_AXIS.alias("x")
     query = select(x.c.ordinal).where(x.c.member == member)
     if at is not None:
         query = query.where(x.c.started_at <= at)
@@ -147,8 +148,8 @@ class Placer:
         for member, sids in self._sids.items():
             for part in chunks(sorted(sids)):
                 rows = self.conn.execute(
-                    select(AX.c.session_id, AX.c.ordinal).where(
-                        AX.c.member == member, AX.c.session_id.in_(part)
+                    select(SKILL_AXIS.c.session_id, SKILL_AXIS.c.ordinal).where(
+                        SKILL_AXIS.c.member == member, SKILL_AXIS.c.session_id.in_(part)
                     )
                 )
                 for sid, ordinal in rows:
@@ -162,9 +163,9 @@ class Placer:
             starts = [
                 as_utc(v)
                 for v in self.conn.execute(
-                    select(AX.c.started_at)
-                    .where(AX.c.member == member)
-                    .order_by(AX.c.started_at, AX.c.session_id)
+                    select(SKILL_AXIS.c.started_at)
+                    .where(SKILL_AXIS.c.member == member)
+                    .order_by(SKILL_AXIS.c.started_at, SKILL_AXIS.c.session_id)
                 ).scalars()
             ]
             for t in wanted:
@@ -183,7 +184,6 @@ class Placer:
 
 
 __all__ = [
-    "AX",
     "Placer",
     "axis_counts",
     "latest_ordinal",

@@ -18,6 +18,7 @@ from sqlalchemy import bindparam, case, func, insert, or_, select, update
 
 from viva_store.clock import as_utc
 from viva_store.db.raw import NeedsCore, RawTx
+from viva_store.db.schema import MEMBER_SKILL, SKILL_AXIS, SKILL_EVENT, STORE_META
 from viva_store.errors import InvalidInput
 from viva_store.skills.axis import (
     AXIS_KEY,
@@ -25,16 +26,7 @@ from viva_store.skills.axis import (
     position_at,
     position_of_session,
 )
-from viva_store.skills.axis_table import AX
-from viva_store.skills.events import (
-    META,
-    MS,
-    SE,
-    Prepared,
-    Tx,
-    day_of,
-    finite,
-)
+from viva_store.skills.events import Prepared, Tx, day_of, finite
 from viva_store.skills.forget import may_be_due, settle
 from viva_store.skills.params import SkillParams
 from viva_store.skills.refs import ExecutionRef, SessionRef
@@ -57,33 +49,41 @@ class Credit:
 
 
 _CACHE_ROW = Prepared(
-    select(*(MS.c[c] for c in COLUMNS)).where(
-        MS.c.member == bindparam("member"), MS.c.skill == bindparam("skill")
+    select(*(MEMBER_SKILL.c[c] for c in COLUMNS)).where(
+        MEMBER_SKILL.c.member == bindparam("member"), MEMBER_SKILL.c.skill == bindparam("skill")
     )
 )
 # The events logged before an instant all have ids up to the latest of them: ids follow
 # the clock. Finding that id walks the `at` index once; the credit check then walks only
 # the pair's events logged since, on (member, skill, id) — a few, however long the log.
-_BEFORE = select(SE.c.id).where(SE.c.at < bindparam("since")).order_by(SE.c.at.desc()).limit(1)
+_BEFORE = (
+    select(SKILL_EVENT.c.id)
+    .where(SKILL_EVENT.c.at < bindparam("since"))
+    .order_by(SKILL_EVENT.c.at.desc())
+    .limit(1)
+)
 _ID_BEFORE = Prepared(_BEFORE)
 _CREDITED_Q = (
-    select(SE.c.id)
+    select(SKILL_EVENT.c.id)
     .where(
-        SE.c.member == bindparam("member"),
-        SE.c.skill == bindparam("skill"),
-        SE.c.id > func.coalesce(_BEFORE.scalar_subquery(), 0),
-        SE.c.kind == "used",
-        or_(SE.c.session_id == bindparam("sid"), SE.c.execution_id == bindparam("xid")),
+        SKILL_EVENT.c.member == bindparam("member"),
+        SKILL_EVENT.c.skill == bindparam("skill"),
+        SKILL_EVENT.c.id > func.coalesce(_BEFORE.scalar_subquery(), 0),
+        SKILL_EVENT.c.kind == "used",
+        or_(
+            SKILL_EVENT.c.session_id == bindparam("sid"),
+            SKILL_EVENT.c.execution_id == bindparam("xid"),
+        ),
     )
     .limit(1)
 )
 CREDITED = Prepared(_CREDITED_Q)
 # The cached state and "now" on the member's axis, in one read with what the use needs.
 _STATE_COLUMNS = (
-    *(MS.c[c] for c in COLUMNS),
-    select(META.c.value).where(META.c.key == bindparam("key")).scalar_subquery(),
+    *(MEMBER_SKILL.c[c] for c in COLUMNS),
+    select(STORE_META.c.value).where(STORE_META.c.key == bindparam("key")).scalar_subquery(),
 )
-_PAIR = (MS.c.member == bindparam("member"), MS.c.skill == bindparam("skill"))
+_PAIR = (MEMBER_SKILL.c.member == bindparam("member"), MEMBER_SKILL.c.skill == bindparam("skill"))
 _STATE = Prepared(select(*_STATE_COLUMNS).where(*_PAIR))
 # For a key with a window (a session, an execution): the use already credited. Every use
 # of the pair is at or before the latest event folded into its cache (a use is folded as
@@ -91,31 +91,33 @@ _STATE = Prepared(select(*_STATE_COLUMNS).where(*_PAIR))
 # is not even run.
 _CHECK = case(
     (
-        select(SE.c.at).where(SE.c.id == MS.c.last_seq).scalar_subquery()
-        < bindparam("since", type_=SE.c.at.type),
+        select(SKILL_EVENT.c.at)
+        .where(SKILL_EVENT.c.id == MEMBER_SKILL.c.last_seq)
+        .scalar_subquery()
+        < bindparam("since", type_=SKILL_EVENT.c.at.type),
         None,
     ),
     else_=_CREDITED_Q.scalar_subquery(),
 )
 _STATE_CHECKED = Prepared(select(*_STATE_COLUMNS, _CHECK).where(*_PAIR))
 # ... and, for a use in a session, the session's ordinal on the axis (``skill_axis``).
-_ORDINAL = select(AX.c.ordinal).where(
-    AX.c.member == bindparam("member"), AX.c.session_id == bindparam("sid")
+_ORDINAL = select(SKILL_AXIS.c.ordinal).where(
+    SKILL_AXIS.c.member == bindparam("member"), SKILL_AXIS.c.session_id == bindparam("sid")
 )
 _STATE_IN_SESSION = Prepared(
     select(*_STATE_COLUMNS, _CHECK, _ORDINAL.scalar_subquery()).where(*_PAIR)
 )
 _CREDITED_DAY = Prepared(
-    select(SE.c.id)
+    select(SKILL_EVENT.c.id)
     .where(
-        SE.c.member == bindparam("member"),
-        SE.c.skill == bindparam("skill"),
-        SE.c.id > bindparam("after"),
-        SE.c.kind == "used",
-        SE.c.at >= bindparam("start"),
-        SE.c.at < bindparam("end"),
-        SE.c.session_id.is_(None),
-        SE.c.execution_id.is_(None),
+        SKILL_EVENT.c.member == bindparam("member"),
+        SKILL_EVENT.c.skill == bindparam("skill"),
+        SKILL_EVENT.c.id > bindparam("after"),
+        SKILL_EVENT.c.kind == "used",
+        SKILL_EVENT.c.at >= bindparam("start"),
+        SKILL_EVENT.c.at < bindparam("end"),
+        SKILL_EVENT.c.session_id.is_(None),
+        SKILL_EVENT.c.execution_id.is_(None),
     )
     .limit(1)
 )
@@ -136,26 +138,33 @@ EVENT_FIELDS = (
     "reason",
     "basis",
 )
-_INSERT_Q = insert(SE).values({f: bindparam(f, type_=SE.c[f].type) for f in EVENT_FIELDS})
+_INSERT_Q = insert(SKILL_EVENT).values(
+    {f: bindparam(f, type_=SKILL_EVENT.c[f].type) for f in EVENT_FIELDS}
+)
 _INSERT = Prepared(_INSERT_Q)  # SQLite: the new id is the cursor's lastrowid
-_INSERT_RETURNING = Prepared(_INSERT_Q.returning(SE.c.id))
+_INSERT_RETURNING = Prepared(_INSERT_Q.returning(SKILL_EVENT.c.id))
 # The use folded into the cache row: the new weight, one more use, and `last_used_at`
 # moved to the use's instant `used_at` if that is later (NULL: a use worth nothing, which
 # leaves it as it is) — decided in SQL, so the hot path never parses the old value.
-_USED_AT = bindparam("used_at", type_=MS.c.last_used_at.type)
+_USED_AT = bindparam("used_at", type_=MEMBER_SKILL.c.last_used_at.type)
 UPDATE_CACHE = Prepared(
-    update(MS)
-    .where(MS.c.member == bindparam("k_member"), MS.c.skill == bindparam("k_skill"))
+    update(MEMBER_SKILL)
+    .where(
+        MEMBER_SKILL.c.member == bindparam("k_member"), MEMBER_SKILL.c.skill == bindparam("k_skill")
+    )
     .values(
         w_ref=bindparam("w_ref"),
         a_ref=bindparam("a_ref"),
         last_seq=bindparam("last_seq"),
-        uses=MS.c.uses + 1,
+        uses=MEMBER_SKILL.c.uses + 1,
         last_used_at=case(
-            (or_(MS.c.last_used_at.is_(None), MS.c.last_used_at < _USED_AT), _USED_AT),
-            else_=MS.c.last_used_at,
+            (
+                or_(MEMBER_SKILL.c.last_used_at.is_(None), MEMBER_SKILL.c.last_used_at < _USED_AT),
+                _USED_AT,
+            ),
+            else_=MEMBER_SKILL.c.last_used_at,
         ),
-        updated_at=bindparam("updated_at", type_=MS.c.updated_at.type),
+        updated_at=bindparam("updated_at", type_=MEMBER_SKILL.c.updated_at.type),
     )
 )
 SLACK = timedelta(minutes=10)

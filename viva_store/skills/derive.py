@@ -11,10 +11,19 @@ from __future__ import annotations
 from sqlalchemy import Connection, and_, select
 
 from viva_store.access import require_owner
+from viva_store.db.schema import (
+    ATTRIBUTION,
+    CLASSIFICATION,
+    EXECUTION,
+    MESSAGE,
+    SESSION,
+    SKILL,
+    SKILL_EVENT,
+)
 from viva_store.skills.axis import axis_now
 from viva_store.skills.axis_table import refresh_axes
 from viva_store.skills.credit import SLACK, append_event, cache_row, credit
-from viva_store.skills.events import MSG, SE, SK, VIVA, A, C, E, S, day_of, skill_params
+from viva_store.skills.events import VIVA, day_of, skill_params
 from viva_store.skills.forget import settle
 from viva_store.skills.rebuild import rebuild_members
 from viva_store.skills.refs import SessionRef, execution_ref, session_ref
@@ -33,39 +42,41 @@ def derive_uses(conn: Connection, ctx: Context, session_id: str) -> list[str]:
     params = skill_params(ctx.store.config.section("skills"))
     now = ctx.store.now()
     xid = conn.execute(
-        select(C.c.execution_id)
-        .where(C.c.session_id == session_id, C.c.action == "execution")
-        .order_by(C.c.id.desc())
+        select(CLASSIFICATION.c.execution_id)
+        .where(CLASSIFICATION.c.session_id == session_id, CLASSIFICATION.c.action == "execution")
+        .order_by(CLASSIFICATION.c.id.desc())
     ).scalar()
-    row = conn.execute(select(E).where(E.c.id == xid)).first() if xid else None
+    row = conn.execute(select(EXECUTION).where(EXECUTION.c.id == xid)).first() if xid else None
     if row is None or row.ended_at is None or row.outcome not in ("success", "failure"):
         return []
     execution = execution_ref(row)
     sess = session_ref(conn, execution.member, session_id)
     if sess is None:
         return []
-    native = conn.execute(select(S.c.harness, S.c.native_id).where(S.c.id == session_id)).one()
-    children = select(S.c.id).where(
-        and_(S.c.harness == native.harness, S.c.parent_native_id == native.native_id)
+    native = conn.execute(
+        select(SESSION.c.harness, SESSION.c.native_id).where(SESSION.c.id == session_id)
+    ).one()
+    children = select(SESSION.c.id).where(
+        and_(SESSION.c.harness == native.harness, SESSION.c.parent_native_id == native.native_id)
     )
     calls = conn.execute(
-        select(MSG.c.seq, MSG.c.tool, MSG.c.tool_input)
+        select(MESSAGE.c.seq, MESSAGE.c.tool, MESSAGE.c.tool_input)
         .where(
-            (MSG.c.session_id == session_id) | MSG.c.session_id.in_(children),
-            MSG.c.tool.is_not(None),
+            (MESSAGE.c.session_id == session_id) | MESSAGE.c.session_id.in_(children),
+            MESSAGE.c.tool.is_not(None),
         )
-        .order_by(MSG.c.session_id, MSG.c.seq)
+        .order_by(MESSAGE.c.session_id, MESSAGE.c.seq)
     )
     settle(conn, params, now, execution.member)  # what is due is forgotten first
-    library = set(conn.execute(select(SK.c.name)).scalars())
+    library = set(conn.execute(select(SKILL.c.name)).scalars())
     found = skills_read(((r.seq, r.tool, r.tool_input) for r in calls), library)
     live: dict[str, list[int]] = {}
     for event_id, skill in conn.execute(
-        select(SE.c.id, SE.c.skill).where(
-            (SE.c.member + "") == execution.member,
-            SE.c.kind == "read",
-            SE.c.execution_id == execution.id,
-            SE.c.at >= execution.started_at - SLACK,
+        select(SKILL_EVENT.c.id, SKILL_EVENT.c.skill).where(
+            (SKILL_EVENT.c.member + "") == execution.member,
+            SKILL_EVENT.c.kind == "read",
+            SKILL_EVENT.c.execution_id == execution.id,
+            SKILL_EVENT.c.at >= execution.started_at - SLACK,
         )
     ):
         live.setdefault(skill, []).append(int(event_id))
@@ -110,13 +121,13 @@ def derive_uses(conn: Connection, ctx: Context, session_id: str) -> list[str]:
 def _read_logged(conn: Connection, member: str, skill: str, sess: SessionRef) -> bool:
     return (
         conn.execute(
-            select(SE.c.id)
+            select(SKILL_EVENT.c.id)
             .where(
-                (SE.c.member + "") == member,
-                SE.c.skill == skill,
-                SE.c.kind == "read",
-                SE.c.session_id == sess.id,
-                SE.c.at >= sess.started_at - SLACK,
+                (SKILL_EVENT.c.member + "") == member,
+                SKILL_EVENT.c.skill == skill,
+                SKILL_EVENT.c.kind == "read",
+                SKILL_EVENT.c.session_id == sess.id,
+                SKILL_EVENT.c.at >= sess.started_at - SLACK,
             )
             .limit(1)
         ).first()
@@ -135,8 +146,9 @@ def after_attribution(
         rebuild_members(conn, params, ctx.store.now(), changed)
     if session_ids:
         by_execution = conn.execute(
-            select(A.c.session_id).where(
-                A.c.session_id.in_(sorted(session_ids)), A.c.source == "execution"
+            select(ATTRIBUTION.c.session_id).where(
+                ATTRIBUTION.c.session_id.in_(sorted(session_ids)),
+                ATTRIBUTION.c.source == "execution",
             )
         ).scalars()
         for sid in sorted(by_execution):
@@ -153,8 +165,9 @@ def credit_execution(ctx: Context, execution_id: str) -> list[str]:
 
     def work(conn: Connection) -> list[str]:
         sids = conn.execute(
-            select(C.c.session_id).where(
-                C.c.execution_id == execution_id, C.c.action == "execution"
+            select(CLASSIFICATION.c.session_id).where(
+                CLASSIFICATION.c.execution_id == execution_id,
+                CLASSIFICATION.c.action == "execution",
             )
         ).scalars()
         out: list[str] = []

@@ -36,31 +36,8 @@ from sqlalchemy.sql.functions import FunctionElement
 
 from viva_store.clock import as_utc
 from viva_store.db.raw import RawTx
-from viva_store.db.tables import (
-    Attribution,
-    Classification,
-    Execution,
-    Member,
-    MemberSkill,
-    Message,
-    Session,
-    Skill,
-    SkillEvent,
-    StoreMeta,
-)
 from viva_store.errors import InvalidInput
 from viva_store.skills.params import SkillParams
-
-SE = SkillEvent.__table__  # type: ignore[attr-defined]
-MS = MemberSkill.__table__  # type: ignore[attr-defined]
-META = StoreMeta.__table__  # type: ignore[attr-defined]
-A = Attribution.__table__  # type: ignore[attr-defined]
-S = Session.__table__  # type: ignore[attr-defined]
-C = Classification.__table__  # type: ignore[attr-defined]
-E = Execution.__table__  # type: ignore[attr-defined]
-M = Member.__table__  # type: ignore[attr-defined]
-MSG = Message.__table__  # type: ignore[attr-defined]
-SK = Skill.__table__  # type: ignore[attr-defined]
 
 ENTER_KINDS = ("added", "synced", "reclaimed")
 WEIGHT_KINDS = (*ENTER_KINDS, "used", "revalued")

@@ -20,8 +20,9 @@ from datetime import datetime, timedelta
 from sqlalchemy import Connection, bindparam, insert, select, update
 
 from viva_store.clock import parse_instant
+from viva_store.db.schema import MEMBER_SKILL, SKILL_EVENT, STORE_META
 from viva_store.skills.axis import axis_now, counter
-from viva_store.skills.events import META, MS, SE, VIVA, day_of
+from viva_store.skills.events import VIVA, day_of
 from viva_store.skills.forgetting import ForgetDecision, SkillView, decide
 from viva_store.skills.params import SkillParams, Track
 from viva_store.skills.state import PairState
@@ -101,7 +102,9 @@ def could_forget(
 
 def created_at(conn: Connection) -> datetime | None:
     """When the store was created (starts the trial month)."""
-    value = conn.execute(select(META.c.value).where(META.c.key == "created_at")).scalar()
+    value = conn.execute(
+        select(STORE_META.c.value).where(STORE_META.c.key == "created_at")
+    ).scalar()
     return parse_instant(str(value)) if value else None
 
 
@@ -113,7 +116,7 @@ def in_trial(conn: Connection, params: SkillParams, now: datetime) -> bool:
 
 def load_states(conn: Connection, member: str) -> dict[str, PairState]:
     """The member's cached skill states, by skill."""
-    rows = conn.execute(select(MS).where(MS.c.member == member))
+    rows = conn.execute(select(MEMBER_SKILL).where(MEMBER_SKILL.c.member == member))
     return {r.skill: PairState.from_row(r) for r in rows}
 
 
@@ -153,11 +156,11 @@ def views(
     return out, used_pos
 
 
-_LOGGED_SINCE = select(SE.c.reason).where(
-    SE.c.member == bindparam("member"),
-    SE.c.skill == bindparam("skill"),
-    SE.c.id > bindparam("after"),
-    SE.c.kind == "would_forget",
+_LOGGED_SINCE = select(SKILL_EVENT.c.reason).where(
+    SKILL_EVENT.c.member == bindparam("member"),
+    SKILL_EVENT.c.skill == bindparam("skill"),
+    SKILL_EVENT.c.id > bindparam("after"),
+    SKILL_EVENT.c.kind == "would_forget",
 )
 
 
@@ -190,7 +193,7 @@ def settle(conn: Connection, params: SkillParams, now: datetime, member: str) ->
             if d.reason in set(logged):
                 continue
         conn.execute(
-            insert(SE).values(
+            insert(SKILL_EVENT).values(
                 member=member,
                 skill=d.name,
                 kind="forgotten" if d.applied else "would_forget",
@@ -204,8 +207,8 @@ def settle(conn: Connection, params: SkillParams, now: datetime, member: str) ->
         )
         if d.applied:
             conn.execute(
-                update(MS)
-                .where(MS.c.member == member, MS.c.skill == d.name)
+                update(MEMBER_SKILL)
+                .where(MEMBER_SKILL.c.member == member, MEMBER_SKILL.c.skill == d.name)
                 .values(status="forgotten", updated_at=now)
             )
             states[d.name] = PairState(**{**states[d.name].values(), "status": "forgotten"})

@@ -16,7 +16,7 @@ from pathlib import Path
 from sqlalchemy import Connection, insert, select, update
 
 from viva_store.access import require_owner
-from viva_store.db.tables import Skill
+from viva_store.db.schema import SKILL
 from viva_store.errors import InvalidInput, NotFound
 from viva_store.frontmatter import split_front_matter
 from viva_store.records import SkillRecord
@@ -25,7 +25,6 @@ from viva_store.store import Context
 
 SKILL_NAME_RE = re.compile(r"^[a-z0-9-]{1,64}$")
 MAX_DESCRIPTION = 1024
-T = Skill.__table__  # type: ignore[attr-defined]
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,7 +109,9 @@ def import_skills(ctx: Context, folder: Path) -> LibraryImport:
     known_names = {s.name for s in skills}
 
     def work(conn: Connection) -> LibraryImport:
-        existing = {row.name: row.digest for row in conn.execute(select(T.c.name, T.c.digest))}
+        existing = {
+            row.name: row.digest for row in conn.execute(select(SKILL.c.name, SKILL.c.digest))
+        }
         added: list[str] = []
         updated: list[str] = []
         unchanged: list[str] = []
@@ -133,11 +134,11 @@ def import_skills(ctx: Context, folder: Path) -> LibraryImport:
                 "digest": skill.digest,
             }
             if skill.name not in existing:
-                conn.execute(insert(T).values(name=skill.name, added_at=now, **values))
+                conn.execute(insert(SKILL).values(name=skill.name, added_at=now, **values))
                 existing[skill.name] = skill.digest
                 added.append(skill.name)
             elif existing[skill.name] != skill.digest:
-                conn.execute(update(T).where(T.c.name == skill.name).values(**values))
+                conn.execute(update(SKILL).where(SKILL.c.name == skill.name).values(**values))
                 updated.append(skill.name)
             else:
                 unchanged.append(skill.name)
@@ -160,14 +161,14 @@ def _record(row: object, with_body: bool) -> SkillRecord:
 @reader
 def list_library(ctx: Context) -> list[SkillRecord]:
     """The team skill library (shared by the whole team), by name."""
-    rows = ctx.store.read(lambda c: list(c.execute(select(T).order_by(T.c.name))))
+    rows = ctx.store.read(lambda c: list(c.execute(select(SKILL).order_by(SKILL.c.name))))
     return [_record(row, with_body=False) for row in rows]
 
 
 @reader
 def get_skill(ctx: Context, name: str) -> SkillRecord:
     """One team skill with its body."""
-    row = ctx.store.read(lambda c: c.execute(select(T).where(T.c.name == name)).first())
+    row = ctx.store.read(lambda c: c.execute(select(SKILL).where(SKILL.c.name == name)).first())
     if row is None:
         raise NotFound(f"no skill named {name!r} in the team library")
     return _record(row, with_body=True)

@@ -12,10 +12,11 @@ from datetime import datetime
 from sqlalchemy import Connection, delete, insert, select, update
 
 from viva_store.access import require_owner, require_self_or_owner
+from viva_store.db.schema import MEMBER, MEMBER_SKILL, SKILL
 from viva_store.errors import InvalidInput, NotFound
 from viva_store.skills.axis import axis_now, load_axes, position_at
 from viva_store.skills.credit import append_event, cache_row
-from viva_store.skills.events import MS, SK, VIVA, M, actor_name, day_of, skill_params
+from viva_store.skills.events import VIVA, actor_name, day_of, skill_params
 from viva_store.skills.pair import rebuild_pair
 from viva_store.skills.params import TRACKS, SkillParams
 from viva_store.skills.records import SkillChange
@@ -29,20 +30,24 @@ def _params(ctx: Context) -> SkillParams:
 
 def natives_of(conn: Connection, member: str) -> set[str]:
     """``member``'s native skills; :class:`NotFound` if there is no such member."""
-    row = conn.execute(select(M.c.native_skills).where(M.c.name == member)).first()
+    row = conn.execute(select(MEMBER.c.native_skills).where(MEMBER.c.name == member)).first()
     if row is None:
         raise NotFound(f"no member named {member!r} (see `viva members`)")
     return set(row.native_skills or ())
 
 
 def _require_skill(conn: Connection, skill: str) -> None:
-    if conn.execute(select(SK.c.name).where(SK.c.name == skill)).first() is None:
+    if conn.execute(select(SKILL.c.name).where(SKILL.c.name == skill)).first() is None:
         raise NotFound(f"no skill named {skill!r} in the team library (see `viva skill library`)")
 
 
 def _store(conn: Connection, state: PairState, now: datetime) -> None:
-    conn.execute(delete(MS).where(MS.c.member == state.member, MS.c.skill == state.skill))
-    conn.execute(insert(MS).values(**state.values(), updated_at=now))
+    conn.execute(
+        delete(MEMBER_SKILL).where(
+            MEMBER_SKILL.c.member == state.member, MEMBER_SKILL.c.skill == state.skill
+        )
+    )
+    conn.execute(insert(MEMBER_SKILL).values(**state.values(), updated_at=now))
 
 
 def _enter(
@@ -94,12 +99,14 @@ def ensure_natives(ctx: Context) -> list[tuple[str, str]]:
     now = ctx.store.now()
 
     def work(conn: Connection) -> list[tuple[str, str]]:
-        library = set(conn.execute(select(SK.c.name)).scalars())
+        library = set(conn.execute(select(SKILL.c.name)).scalars())
         added: list[tuple[str, str]] = []
-        for member, natives in conn.execute(select(M.c.name, M.c.native_skills)).all():
+        for member, natives in conn.execute(select(MEMBER.c.name, MEMBER.c.native_skills)).all():
             wanted = set(natives or ()) & library
             conn.execute(
-                update(MS).where(MS.c.member == member).values(native=MS.c.skill.in_(wanted))
+                update(MEMBER_SKILL)
+                .where(MEMBER_SKILL.c.member == member)
+                .values(native=MEMBER_SKILL.c.skill.in_(wanted))
             )
             for skill in sorted(wanted):
                 state = cache_row(conn, member, skill)

@@ -19,9 +19,16 @@ from sqlalchemy import and_, bindparam, func, insert, or_, select
 
 from viva_store.clock import as_utc
 from viva_store.db.raw import NeedsCore, RawTx
+from viva_store.db.schema import (
+    ATTRIBUTION,
+    MEMBER_SKILL,
+    SESSION,
+    SKILL_AXIS,
+    SKILL_EVENT,
+    STORE_META,
+)
 from viva_store.errors import InvalidInput
 from viva_store.skills.axis import AXIS_KEY
-from viva_store.skills.axis_table import AX
 from viva_store.skills.credit import (
     CREDITED,
     EVENT_FIELDS,
@@ -31,18 +38,7 @@ from viva_store.skills.credit import (
     append_event,
     cache_update,
 )
-from viva_store.skills.events import (
-    META,
-    MS,
-    SE,
-    A,
-    Prepared,
-    S,
-    day_of,
-    db_instant,
-    finite,
-    to_datetime,
-)
+from viva_store.skills.events import Prepared, day_of, db_instant, finite, to_datetime
 from viva_store.skills.forget import could_forget
 from viva_store.skills.params import SkillParams
 from viva_store.skills.weights import WeightEvent, WeightState, fold, weight_at
@@ -59,22 +55,23 @@ HOT_COLUMNS = (
     "entered_day",
 )
 _COLUMNS = (
-    S.c.id,
-    S.c.started_at,
-    S.c.relation,
-    A.c.status,
-    A.c.member,
-    *(MS.c[c] for c in HOT_COLUMNS),
-    select(META.c.value).where(META.c.key == bindparam("key")).scalar_subquery(),
-    select(SE.c.at).where(SE.c.id == MS.c.last_seq).scalar_subquery(),
-    select(AX.c.ordinal)
-    .where(AX.c.member == bindparam("member"), AX.c.session_id == S.c.id)
+    SESSION.c.id,
+    SESSION.c.started_at,
+    SESSION.c.relation,
+    ATTRIBUTION.c.status,
+    ATTRIBUTION.c.member,
+    *(MEMBER_SKILL.c[c] for c in HOT_COLUMNS),
+    select(STORE_META.c.value).where(STORE_META.c.key == bindparam("key")).scalar_subquery(),
+    select(SKILL_EVENT.c.at).where(SKILL_EVENT.c.id == MEMBER_SKILL.c.last_seq).scalar_subquery(),
+    select(SKILL_AXIS.c.ordinal)
+    .where(SKILL_AXIS.c.member == bindparam("member"), SKILL_AXIS.c.session_id == SESSION.c.id)
     .scalar_subquery(),
 )
-_FROM = S.outerjoin(A, A.c.session_id == S.c.id).outerjoin(
-    MS, and_(MS.c.member == bindparam("member"), MS.c.skill == bindparam("skill"))
+_FROM = SESSION.outerjoin(ATTRIBUTION, ATTRIBUTION.c.session_id == SESSION.c.id).outerjoin(
+    MEMBER_SKILL,
+    and_(MEMBER_SKILL.c.member == bindparam("member"), MEMBER_SKILL.c.skill == bindparam("skill")),
 )
-_NAMED = or_(S.c.id == bindparam("ref"), S.c.native_id == bindparam("ref"))
+_NAMED = or_(SESSION.c.id == bindparam("ref"), SESSION.c.native_id == bindparam("ref"))
 _NAMED_STATE = Prepared(select(*_COLUMNS).select_from(_FROM).where(_NAMED).limit(2))
 _NAMED_STATE_NEXT_ID = Prepared(
     select(*_COLUMNS, func.nextval("skill_event_id_seq")).select_from(_FROM).where(_NAMED).limit(2)
@@ -82,10 +79,10 @@ _NAMED_STATE_NEXT_ID = Prepared(
 # PostgreSQL: the event (its id taken by the read) and the fold into the cache row in one
 # statement — the INSERT as a data-modifying CTE of the cache row's UPDATE.
 _EVENT = (
-    insert(SE)
+    insert(SKILL_EVENT)
     .values(
-        id=bindparam("id", type_=SE.c.id.type),
-        **{f: bindparam(f, type_=SE.c[f].type) for f in EVENT_FIELDS},
+        id=bindparam("id", type_=SKILL_EVENT.c.id.type),
+        **{f: bindparam(f, type_=SKILL_EVENT.c[f].type) for f in EVENT_FIELDS},
     )
     .cte("event")
 )

@@ -17,8 +17,9 @@ from operator import attrgetter
 from sqlalchemy import Connection, delete, insert, select
 
 from viva_store.clock import as_utc
+from viva_store.db.schema import MEMBER, MEMBER_SKILL, SKILL_EVENT
 from viva_store.skills.axis import Axis, load_anchors, place, tau
-from viva_store.skills.events import MS, SE, STATUS_KINDS, WEIGHT_KINDS, M, chunks
+from viva_store.skills.events import STATUS_KINDS, WEIGHT_KINDS, chunks
 from viva_store.skills.params import SkillParams, Track
 from viva_store.skills.state import WEIGHT_KIND, PairState, PlacedEvent, state_from_events
 
@@ -30,7 +31,7 @@ def members_natives(conn: Connection, members: Iterable[str]) -> dict[str, set[s
     out: dict[str, set[str]] = {}
     for part in chunks(sorted(set(members))):
         for name, natives in conn.execute(
-            select(M.c.name, M.c.native_skills).where(M.c.name.in_(part))
+            select(MEMBER.c.name, MEMBER.c.native_skills).where(MEMBER.c.name.in_(part))
         ):
             out[name] = set(natives or ())
     return out
@@ -41,17 +42,21 @@ def load_pair_events(conn: Connection, member: str, skill: str, axis: Axis) -> l
     rows = list(
         conn.execute(
             select(
-                SE.c.id,
-                SE.c.kind,
-                SE.c.value,
-                SE.c.session_id,
-                SE.c.execution_id,
-                SE.c.target_id,
-                SE.c.day,
-                SE.c.at,
+                SKILL_EVENT.c.id,
+                SKILL_EVENT.c.kind,
+                SKILL_EVENT.c.value,
+                SKILL_EVENT.c.session_id,
+                SKILL_EVENT.c.execution_id,
+                SKILL_EVENT.c.target_id,
+                SKILL_EVENT.c.day,
+                SKILL_EVENT.c.at,
             )
-            .where(SE.c.member == member, SE.c.skill == skill, SE.c.kind.in_(WEIGHT_KINDS))
-            .order_by(SE.c.id)
+            .where(
+                SKILL_EVENT.c.member == member,
+                SKILL_EVENT.c.skill == skill,
+                SKILL_EVENT.c.kind.in_(WEIGHT_KINDS),
+            )
+            .order_by(SKILL_EVENT.c.id)
         )
     )
     anchors = load_anchors(
@@ -78,13 +83,13 @@ def pair_facts(conn: Connection, member: str, skill: str) -> tuple[Track, str | 
     track: Track = "session"
     status: str | None = None
     rows = conn.execute(
-        select(SE.c.kind, SE.c.track)
+        select(SKILL_EVENT.c.kind, SKILL_EVENT.c.track)
         .where(
-            SE.c.member == member,
-            SE.c.skill == skill,
-            SE.c.kind.in_((*STATUS_KINDS, "track_changed")),
+            SKILL_EVENT.c.member == member,
+            SKILL_EVENT.c.skill == skill,
+            SKILL_EVENT.c.kind.in_((*STATUS_KINDS, "track_changed")),
         )
-        .order_by(SE.c.id)
+        .order_by(SKILL_EVENT.c.id)
     )
     for kind, new_track in rows:
         if kind == "track_changed" and new_track in ("session", "time"):
@@ -104,17 +109,19 @@ def rebuild_pair(
     state = state_from_events(
         member, skill, events, track, status or "active", skill in natives, params
     )
-    conn.execute(delete(MS).where(MS.c.member == member, MS.c.skill == skill))
+    conn.execute(
+        delete(MEMBER_SKILL).where(MEMBER_SKILL.c.member == member, MEMBER_SKILL.c.skill == skill)
+    )
     if state is not None:
-        conn.execute(insert(MS).values(**state.values(), updated_at=now))
+        conn.execute(insert(MEMBER_SKILL).values(**state.values(), updated_at=now))
     return state
 
 
 def read_cache(conn: Connection, members: Iterable[str] | None = None) -> dict[Key, PairState]:
     """The cached states (for comparison with a rebuild, and for readers)."""
-    query = select(MS)
+    query = select(MEMBER_SKILL)
     if members is not None:
-        query = query.where(MS.c.member.in_(sorted(set(members))))
+        query = query.where(MEMBER_SKILL.c.member.in_(sorted(set(members))))
     return {(r.member, r.skill): PairState.from_row(r) for r in conn.execute(query)}
 
 

@@ -16,12 +16,13 @@ from typing import Any
 from sqlalchemy import Connection, insert, select
 
 from viva_store.access import require_self_or_owner
+from viva_store.db.schema import MEMBER, SKILL, SKILL_EVENT
 from viva_store.errors import InvalidInput, NotFound
 from viva_store.principles.service import active_principles
 from viva_store.registry import reader
 from viva_store.skills.axis import position_at
 from viva_store.skills.credit import EVENT_FIELDS
-from viva_store.skills.events import SE, SK, M, actor_name, day_of, skill_params
+from viva_store.skills.events import actor_name, day_of, skill_params
 from viva_store.skills.forget import settle
 from viva_store.skills.rank import Candidate, Choice, Doc, bm25, choose
 from viva_store.skills.records import ProjectedSkill, Projection
@@ -51,10 +52,10 @@ def project(
     now = ctx.store.now()
 
     def work(conn: Connection) -> tuple[list[Choice], list[Choice], int, dict[str, str]]:
-        if conn.execute(select(M.c.name).where(M.c.name == member)).first() is None:
+        if conn.execute(select(MEMBER.c.name).where(MEMBER.c.name == member)).first() is None:
             raise NotFound(f"no member named {member!r} (see `viva members`)")
         settled = settle(conn, params, now, member)
-        library = list(conn.execute(select(SK.c.name, SK.c.description, SK.c.tags)))
+        library = list(conn.execute(select(SKILL.c.name, SKILL.c.description, SKILL.c.tags)))
         descriptions = {r.name: r.description for r in library}
         docs = [Doc(r.name, r.description, tuple(r.tags or ())) for r in library]
         scores = bm25(task, docs)
@@ -90,7 +91,7 @@ def project(
                 }
                 for pick in picks
             ]
-            conn.execute(insert(SE), rows)  # one round trip for all the picks
+            conn.execute(insert(SKILL_EVENT), rows)  # one round trip for all the picks
         return picks, left, len(candidates), descriptions
 
     if record:

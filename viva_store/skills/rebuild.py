@@ -30,15 +30,10 @@ from typing import Any
 from sqlalchemy import Connection, case, delete, insert, select, tuple_
 
 from viva_store.clock import as_utc
+from viva_store.db.schema import MEMBER, MEMBER_SKILL, SKILL_EVENT
 from viva_store.skills.axis import load_anchors, load_axes, save_counts, tau
 from viva_store.skills.axis_table import Placer, axis_counts
-from viva_store.skills.events import (
-    MS,
-    SE,
-    M,
-    chunks,
-    day_of,
-)
+from viva_store.skills.events import chunks, day_of
 from viva_store.skills.pair import load_pair_events, members_natives, same_state
 from viva_store.skills.params import SkillParams, Track
 from viva_store.skills.scan import Control, Key, Uses, count_at, fits, scan, shifts
@@ -67,11 +62,13 @@ def _loose_uses(conn: Connection, uses: dict[Key, Uses], keys: list[Key]) -> dic
     position (``pos``) when tied to no execution either: one probe of the axis."""
     out: dict[Key, list[Any]] = {}
     single = {k: uses[k].loose_lo for k in keys if uses[k].n_loose == 1}
-    pos = case((SE.c.execution_id.is_(None), count_at(SE.c.member, SE.c.at))).label("pos")
-    columns = [*(SE.c[c] for c in _ROW_COLUMNS), pos]
+    pos = case(
+        (SKILL_EVENT.c.execution_id.is_(None), count_at(SKILL_EVENT.c.member, SKILL_EVENT.c.at))
+    ).label("pos")
+    columns = [*(SKILL_EVENT.c[c] for c in _ROW_COLUMNS), pos]
     by_id: dict[int, Any] = {}
     for part in chunks(sorted(i for i in single.values() if i is not None)):
-        for row in conn.execute(select(*columns).where(SE.c.id.in_(part))).all():
+        for row in conn.execute(select(*columns).where(SKILL_EVENT.c.id.in_(part))).all():
             by_id[int(row.id)] = row
     for key in keys:
         first = uses[key].loose_lo
@@ -83,13 +80,13 @@ def _loose_uses(conn: Connection, uses: dict[Key, Uses], keys: list[Key]) -> dic
             conn.execute(
                 select(*columns)
                 .where(
-                    SE.c.member == member,
-                    SE.c.skill == skill,
-                    SE.c.id >= first,
-                    SE.c.kind == "used",
-                    SE.c.session_id.is_(None),
+                    SKILL_EVENT.c.member == member,
+                    SKILL_EVENT.c.skill == skill,
+                    SKILL_EVENT.c.id >= first,
+                    SKILL_EVENT.c.kind == "used",
+                    SKILL_EVENT.c.session_id.is_(None),
                 )
-                .order_by(SE.c.id)
+                .order_by(SKILL_EVENT.c.id)
             )
         )
     return out
@@ -111,7 +108,7 @@ def compute_states(
     names = (
         sorted(set(members))
         if members is not None
-        else sorted(conn.execute(select(M.c.name)).scalars())
+        else sorted(conn.execute(select(MEMBER.c.name)).scalars())
     )
     chosen = None if members is None else names
     counts = axis_counts(conn, names)
@@ -276,21 +273,21 @@ def _insert_cache(conn: Connection, rows: list[dict[str, Any]]) -> None:
     ``executemany`` of as many INSERTs; elsewhere the ``executemany``."""
     if conn.dialect.driver != "psycopg" or not rows:
         for part in chunks(rows, 2000):
-            conn.execute(insert(MS), list(part))
+            conn.execute(insert(MEMBER_SKILL), list(part))
         return
     columns = list(rows[0])
     cursor: Any = conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
-    with cursor, cursor.copy(f"COPY {MS.name} ({', '.join(columns)}) FROM STDIN") as copy:
+    with cursor, cursor.copy(f"COPY {MEMBER_SKILL.name} ({', '.join(columns)}) FROM STDIN") as copy:
         for row in rows:
             copy.write_row([row[c] for c in columns])
 
 
 def _cached(conn: Connection, members: list[str]) -> dict[Key, PairState]:
     """The cache rows of ``members`` as they stand."""
-    query = select(*(MS.c[c] for c in COLUMNS))
+    query = select(*(MEMBER_SKILL.c[c] for c in COLUMNS))
     out: dict[Key, PairState] = {}
     for part in chunks(members):
-        for row in conn.execute(query.where(MS.c.member.in_(part))).all():
+        for row in conn.execute(query.where(MEMBER_SKILL.c.member.in_(part))).all():
             state = PairState.from_row(tuple(row))
             out[(state.member, state.skill)] = state
     return out
@@ -319,10 +316,14 @@ def write_states(
     stale = [k for k in cached if k not in kept]
     if len(stale) == len(cached):
         for part in chunks(names):
-            conn.execute(delete(MS).where(MS.c.member.in_(part)))
+            conn.execute(delete(MEMBER_SKILL).where(MEMBER_SKILL.c.member.in_(part)))
     else:
         for keys in chunks(stale):
-            conn.execute(delete(MS).where(tuple_(MS.c.member, MS.c.skill).in_(keys)))
+            conn.execute(
+                delete(MEMBER_SKILL).where(
+                    tuple_(MEMBER_SKILL.c.member, MEMBER_SKILL.c.skill).in_(keys)
+                )
+            )
     rows = [{**s.values(), "updated_at": now} for k, s in new.items() if k not in kept]
     _insert_cache(conn, rows)
     save_counts(conn, {name: counts.get(name, 0) for name in names})

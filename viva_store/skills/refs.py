@@ -10,8 +10,9 @@ from sqlalchemy import bindparam, or_, select
 
 from viva_store.access import Actor
 from viva_store.clock import as_utc
+from viva_store.db.schema import ATTRIBUTION, CLASSIFICATION, EXECUTION, SESSION
 from viva_store.skills.axis import on_axis
-from viva_store.skills.events import A, C, E, Prepared, S, Tx, to_datetime
+from viva_store.skills.events import Prepared, Tx, to_datetime
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,32 +35,50 @@ class ExecutionRef:
 
 
 _SESSION_ON_AXIS = Prepared(
-    select(S.c.id, S.c.started_at)
-    .join_from(S, A, A.c.session_id == S.c.id)
-    .where(S.c.id == bindparam("sid"), A.c.member == bindparam("member"), *on_axis())
+    select(SESSION.c.id, SESSION.c.started_at)
+    .join_from(SESSION, ATTRIBUTION, ATTRIBUTION.c.session_id == SESSION.c.id)
+    .where(
+        SESSION.c.id == bindparam("sid"), ATTRIBUTION.c.member == bindparam("member"), *on_axis()
+    )
 )
 # A session named by Viva's id or the harness's, with what puts it on an axis (at most two
 # rows: one means the name is unambiguous whoever asks).
 _SESSION_NAMED = Prepared(
-    select(S.c.id, S.c.started_at, S.c.relation, A.c.status, A.c.member)
-    .join_from(S, A, A.c.session_id == S.c.id, isouter=True)
-    .where(or_(S.c.id == bindparam("ref"), S.c.native_id == bindparam("ref")))
+    select(
+        SESSION.c.id,
+        SESSION.c.started_at,
+        SESSION.c.relation,
+        ATTRIBUTION.c.status,
+        ATTRIBUTION.c.member,
+    )
+    .join_from(SESSION, ATTRIBUTION, ATTRIBUTION.c.session_id == SESSION.c.id, isouter=True)
+    .where(or_(SESSION.c.id == bindparam("ref"), SESSION.c.native_id == bindparam("ref")))
     .limit(2)
 )
-_EXECUTION_COLUMNS = (E.c.id, E.c.member, E.c.started_at, E.c.outcome, E.c.ended_at)
+_EXECUTION_COLUMNS = (
+    EXECUTION.c.id,
+    EXECUTION.c.member,
+    EXECUTION.c.started_at,
+    EXECUTION.c.outcome,
+    EXECUTION.c.ended_at,
+)
 _EXECUTION_OF_GRANT = Prepared(
     select(*_EXECUTION_COLUMNS)
-    .where(E.c.grant_id == bindparam("grant"))
-    .order_by(E.c.started_at.desc())
+    .where(EXECUTION.c.grant_id == bindparam("grant"))
+    .order_by(EXECUTION.c.started_at.desc())
     .limit(1)
 )
 _EXECUTION_BY_ID = Prepared(
-    select(*_EXECUTION_COLUMNS).where(E.c.id == bindparam("xid"), E.c.member == bindparam("member"))
+    select(*_EXECUTION_COLUMNS).where(
+        EXECUTION.c.id == bindparam("xid"), EXECUTION.c.member == bindparam("member")
+    )
 )
 _SESSION_OF_EXECUTION = Prepared(
-    select(C.c.session_id)
-    .where(C.c.execution_id == bindparam("xid"), C.c.action == "execution")
-    .order_by(C.c.id.desc())
+    select(CLASSIFICATION.c.session_id)
+    .where(
+        CLASSIFICATION.c.execution_id == bindparam("xid"), CLASSIFICATION.c.action == "execution"
+    )
+    .order_by(CLASSIFICATION.c.id.desc())
     .limit(1)
 )
 

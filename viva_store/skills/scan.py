@@ -40,8 +40,9 @@ from sqlalchemy import (
     select,
 )
 
-from viva_store.skills.axis_table import AX, latest_ordinal
-from viva_store.skills.events import ENTER_KINDS, SE, decay, sqlite_unindexed, to_datetime
+from viva_store.db.schema import SKILL_AXIS, SKILL_EVENT
+from viva_store.skills.axis_table import latest_ordinal
+from viva_store.skills.events import ENTER_KINDS, decay, sqlite_unindexed, to_datetime
 from viva_store.skills.params import SkillParams
 
 Key = tuple[str, str]
@@ -49,11 +50,11 @@ CONTROL_KINDS = (*ENTER_KINDS, "revalued", "track_changed", "forgotten")
 """The kinds of ``ix_skill_event_control``'s predicate (migration 0010), in its order."""
 # Literals, not parameters: SQLite uses a partial index only for a query whose WHERE
 # repeats the index's predicate term for term.
-_CONTROL = SE.c.kind.in_([literal_column(f"'{k}'") for k in CONTROL_KINDS])
-_ENTER = SE.c.kind.in_([literal_column(f"'{k}'") for k in ENTER_KINDS])
+_CONTROL = SKILL_EVENT.c.kind.in_([literal_column(f"'{k}'") for k in CONTROL_KINDS])
+_ENTER = SKILL_EVENT.c.kind.in_([literal_column(f"'{k}'") for k in ENTER_KINDS])
 # The predicate of ``ix_skill_event_uses`` (migration 0012, PostgreSQL), written out so
 # that the planner can match it: the uses by an index-only scan.
-_USED = SE.c.kind == literal_column("'used'")
+_USED = SKILL_EVENT.c.kind == literal_column("'used'")
 RANGE = 600.0
 """Largest exponent, in e-folds, a pair's greatest term may lose to its shift (e^-600 is
 still a normal double; e^-745 is zero; SQL holds each exponent at -700 or above)."""
@@ -132,7 +133,7 @@ def _shift_of(shift: dict[str, int]) -> ColumnElement[Any]:
     if len(values) <= 1:
         return literal(values.pop() if values else 0, Integer)
     whens = {m: literal(n, Integer) for m, n in shift.items()}
-    return case(whens, value=AX.c.member, else_=literal(0))
+    return case(whens, value=SKILL_AXIS.c.member, else_=literal(0))
 
 
 def _uses(
@@ -144,34 +145,42 @@ def _uses(
 ) -> dict[Key, Uses]:
     k_s = math.log(2.0) / params.half_life_sessions
     k_d = math.log(2.0) / params.half_life_days
-    on = AX.c.session_id.is_not(None)
-    loose = SE.c.session_id.is_(None)
+    on = SKILL_AXIS.c.session_id.is_not(None)
+    loose = SKILL_EVENT.c.session_id.is_(None)
     # Grouping by expressions keeps SQLite from walking (member, skill, id) and fetching
     # every event by rowid, several times slower than a scan and a sort; PostgreSQL
     # groups the columns themselves. Aggregates pick their rows with FILTER (PostgreSQL,
     # SQLite ≥ 3.30): a row left out costs no call, where CASE would pass a NULL.
-    member = sqlite_unindexed(SE.c.member).label("member")
-    skill = sqlite_unindexed(SE.c.skill).label("skill")
+    member = sqlite_unindexed(SKILL_EVENT.c.member).label("member")
+    skill = sqlite_unindexed(SKILL_EVENT.c.skill).label("skill")
     query = (
         select(
             member,
             skill,
             func.count(),
-            func.count(AX.c.session_id),
+            func.count(SKILL_AXIS.c.session_id),
             func.count().filter(loose),
-            func.min(SE.c.id).filter(loose),
-            func.sum(SE.c.value * decay((AX.c.ordinal - _shift_of(shift)) * k_s)).filter(on),
-            func.sum(SE.c.value * decay((SE.c.day - ref_day) * k_d)),
-            func.max(AX.c.ordinal),
-            func.max(SE.c.day),
-            func.min(SE.c.id),
-            func.max(SE.c.id),
-            func.max(AX.c.started_at).filter(on, SE.c.value > 0),
+            func.min(SKILL_EVENT.c.id).filter(loose),
+            func.sum(
+                SKILL_EVENT.c.value * decay((SKILL_AXIS.c.ordinal - _shift_of(shift)) * k_s)
+            ).filter(on),
+            func.sum(SKILL_EVENT.c.value * decay((SKILL_EVENT.c.day - ref_day) * k_d)),
+            func.max(SKILL_AXIS.c.ordinal),
+            func.max(SKILL_EVENT.c.day),
+            func.min(SKILL_EVENT.c.id),
+            func.max(SKILL_EVENT.c.id),
+            func.max(SKILL_AXIS.c.started_at).filter(on, SKILL_EVENT.c.value > 0),
         )
         .select_from(
-            SE.outerjoin(AX, and_(AX.c.session_id == SE.c.session_id, AX.c.member == SE.c.member))
+            SKILL_EVENT.outerjoin(
+                SKILL_AXIS,
+                and_(
+                    SKILL_AXIS.c.session_id == SKILL_EVENT.c.session_id,
+                    SKILL_AXIS.c.member == SKILL_EVENT.c.member,
+                ),
+            )
         )
-        .where(_USED, *_member_filter(SE.c.member, members))
+        .where(_USED, *_member_filter(SKILL_EVENT.c.member, members))
         .group_by(member, skill)
     )
     out: dict[Key, Uses] = {}
@@ -199,13 +208,18 @@ def _control(conn: Connection, members: list[str] | None) -> dict[Key, Control]:
     # The rows whole, in log order, each entry with its position on the axis; grouped
     # here (a few rows a pair: grouping them in SQL and joining the latest entry and
     # track back by id cost more than the rows).
-    pos = case((and_(_ENTER, SE.c.execution_id.is_(None)), count_at(SE.c.member, SE.c.at)))
-    query = select(*(SE.c[c] for c in _CONTROL_COLUMNS), pos).where(_CONTROL)
+    pos = case(
+        (
+            and_(_ENTER, SKILL_EVENT.c.execution_id.is_(None)),
+            count_at(SKILL_EVENT.c.member, SKILL_EVENT.c.at),
+        )
+    )
+    query = select(*(SKILL_EVENT.c[c] for c in _CONTROL_COLUMNS), pos).where(_CONTROL)
     if members is not None:
-        query = query.where(SE.c.member.in_(members))
+        query = query.where(SKILL_EVENT.c.member.in_(members))
     out: dict[Key, Control] = {}
     for i, member, skill, kind, value, day, at, execution, track, at_pos in conn.execute(
-        query.order_by(SE.c.id)
+        query.order_by(SKILL_EVENT.c.id)
     ).all():
         c = out.get((member, skill))
         if c is None:

@@ -23,6 +23,7 @@ from sqlalchemy import Connection, select
 
 from viva_store.access import require_owner, require_self_or_owner
 from viva_store.db.raw import NeedsCore, RawTx
+from viva_store.db.schema import CLASSIFICATION, SKILL_EVENT
 from viva_store.errors import InvalidInput, NotFound
 from viva_store.records import SkillRecord
 from viva_store.registry import reader
@@ -36,15 +37,7 @@ from viva_store.skills.credit import (
     locate,
 )
 from viva_store.skills.derive import after_attribution, credit_execution, derive_uses
-from viva_store.skills.events import (
-    SE,
-    VIVA,
-    C,
-    Tx,
-    actor_name,
-    day_of,
-    skill_params,
-)
+from viva_store.skills.events import VIVA, Tx, actor_name, day_of, skill_params
 from viva_store.skills.library import get_skill
 from viva_store.skills.named import credit_named_session
 from viva_store.skills.pair import rebuild_pair
@@ -140,25 +133,29 @@ def correct_use(ctx: Context, member: str, skill: str, session: str | None = Non
         state = cache_row(conn, member, skill)
         if state is None:
             raise InvalidInput(f"{skill} was never in {member}'s skill set")
-        query = select(SE).where(
-            SE.c.member == member,
-            SE.c.skill == skill,
-            SE.c.kind == "used",
-            SE.c.id > (state.epoch_seq or 0),
+        query = select(SKILL_EVENT).where(
+            SKILL_EVENT.c.member == member,
+            SKILL_EVENT.c.skill == skill,
+            SKILL_EVENT.c.kind == "used",
+            SKILL_EVENT.c.id > (state.epoch_seq or 0),
         )
         if session is not None:
             sid = resolve_ids(conn, ctx, session)
-            xids = select(C.c.execution_id).where(C.c.session_id == sid, C.c.action == "execution")
-            query = query.where((SE.c.session_id == sid) | SE.c.execution_id.in_(xids))
-        target = conn.execute(query.order_by(SE.c.id.desc())).first()
+            xids = select(CLASSIFICATION.c.execution_id).where(
+                CLASSIFICATION.c.session_id == sid, CLASSIFICATION.c.action == "execution"
+            )
+            query = query.where(
+                (SKILL_EVENT.c.session_id == sid) | SKILL_EVENT.c.execution_id.in_(xids)
+            )
+        target = conn.execute(query.order_by(SKILL_EVENT.c.id.desc())).first()
         if target is None:
             raise NotFound(f"no credited use of {skill} by {member} to correct")
         done = conn.execute(
-            select(SE.c.id).where(
-                SE.c.member == member,
-                SE.c.skill == skill,
-                SE.c.kind == "revalued",
-                SE.c.target_id == target.id,
+            select(SKILL_EVENT.c.id).where(
+                SKILL_EVENT.c.member == member,
+                SKILL_EVENT.c.skill == skill,
+                SKILL_EVENT.c.kind == "revalued",
+                SKILL_EVENT.c.target_id == target.id,
             )
         ).first()
         if done is not None:

@@ -20,12 +20,8 @@ from typing import Any
 from sqlalchemy import Connection, delete, func, insert, select, update
 
 from viva_store.clock import as_utc
-from viva_store.db.tables import Attribution, Classification, Execution, Session
+from viva_store.db.schema import ATTRIBUTION, CLASSIFICATION, EXECUTION, SESSION
 
-A = Attribution.__table__  # type: ignore[attr-defined]
-C = Classification.__table__  # type: ignore[attr-defined]
-E = Execution.__table__  # type: ignore[attr-defined]
-S = Session.__table__  # type: ignore[attr-defined]
 IN_BATCH = 500
 
 
@@ -59,12 +55,14 @@ def _latest_events(conn: Connection, ids: list[str]) -> dict[str, Any]:
     latest: dict[str, Any] = {}
     for part in _chunks(ids):
         newest = (
-            select(C.c.session_id, func.max(C.c.id).label("id"))
-            .where(C.c.session_id.in_(part))
-            .group_by(C.c.session_id)
+            select(CLASSIFICATION.c.session_id, func.max(CLASSIFICATION.c.id).label("id"))
+            .where(CLASSIFICATION.c.session_id.in_(part))
+            .group_by(CLASSIFICATION.c.session_id)
             .subquery()
         )
-        for row in conn.execute(select(C).join(newest, C.c.id == newest.c.id)):
+        for row in conn.execute(
+            select(CLASSIFICATION).join(newest, CLASSIFICATION.c.id == newest.c.id)
+        ):
             latest[row.session_id] = row
     return latest
 
@@ -78,15 +76,19 @@ def rebuild(conn: Connection, session_ids: Iterable[str] | None = None) -> set[s
     if session_ids is None:
         sessions = {
             r.id: r
-            for r in conn.execute(select(S.c.id, S.c.harness, S.c.native_id, S.c.parent_native_id))
+            for r in conn.execute(
+                select(
+                    SESSION.c.id, SESSION.c.harness, SESSION.c.native_id, SESSION.c.parent_native_id
+                )
+            )
         }
     else:
         sessions = {}
         for part in _chunks(sorted(set(session_ids))):
             for row in conn.execute(
-                select(S.c.id, S.c.harness, S.c.native_id, S.c.parent_native_id).where(
-                    S.c.id.in_(part)
-                )
+                select(
+                    SESSION.c.id, SESSION.c.harness, SESSION.c.native_id, SESSION.c.parent_native_id
+                ).where(SESSION.c.id.in_(part))
             ):
                 sessions[row.id] = row
         frontier = list(sessions.values())
@@ -94,8 +96,10 @@ def rebuild(conn: Connection, session_ids: Iterable[str] | None = None) -> set[s
             parents = {(r.harness, r.native_id) for r in frontier}
             children = []
             for part in _chunks(sorted({native for _, native in parents})):
-                query = select(S.c.id, S.c.harness, S.c.native_id, S.c.parent_native_id)
-                for row in conn.execute(query.where(S.c.parent_native_id.in_(part))):
+                query = select(
+                    SESSION.c.id, SESSION.c.harness, SESSION.c.native_id, SESSION.c.parent_native_id
+                )
+                for row in conn.execute(query.where(SESSION.c.parent_native_id.in_(part))):
                     if (row.harness, row.parent_native_id) in parents and row.id not in sessions:
                         sessions[row.id] = row
                         children.append(row)
@@ -103,7 +107,11 @@ def rebuild(conn: Connection, session_ids: Iterable[str] | None = None) -> set[s
     ids = list(sessions)
     before = {}
     for part in _chunks(ids):
-        for row in conn.execute(select(A.c.session_id, A.c.member).where(A.c.session_id.in_(part))):
+        for row in conn.execute(
+            select(ATTRIBUTION.c.session_id, ATTRIBUTION.c.member).where(
+                ATTRIBUTION.c.session_id.in_(part)
+            )
+        ):
             before[row.session_id] = row.member
     latest = _latest_events(conn, ids)
     by_native = {(r.harness, r.native_id): r.id for r in sessions.values()}
@@ -131,7 +139,7 @@ def rebuild(conn: Connection, session_ids: Iterable[str] | None = None) -> set[s
         resolve(sid)
     keep_notes = _notes(conn, ids)
     for part in _chunks(ids):
-        conn.execute(delete(A).where(A.c.session_id.in_(part)))
+        conn.execute(delete(ATTRIBUTION).where(ATTRIBUTION.c.session_id.in_(part)))
     rows = [
         {
             "session_id": sid,
@@ -144,7 +152,7 @@ def rebuild(conn: Connection, session_ids: Iterable[str] | None = None) -> set[s
         for sid, d in derived.items()
     ]
     if rows:
-        conn.execute(insert(A), rows)
+        conn.execute(insert(ATTRIBUTION), rows)
     changed = {
         m
         for sid, d in derived.items()
@@ -156,9 +164,9 @@ def rebuild(conn: Connection, session_ids: Iterable[str] | None = None) -> set[s
 
 def _stored(conn: Connection, harness: str, native_id: str) -> Derived:
     row = conn.execute(
-        select(A)
-        .join(S, S.c.id == A.c.session_id)
-        .where(S.c.harness == harness, S.c.native_id == native_id)
+        select(ATTRIBUTION)
+        .join(SESSION, SESSION.c.id == ATTRIBUTION.c.session_id)
+        .where(SESSION.c.harness == harness, SESSION.c.native_id == native_id)
     ).first()
     if row is None:
         return UNATTRIBUTED
@@ -169,7 +177,9 @@ def _notes(conn: Connection, ids: list[str]) -> dict[str, str]:
     notes: dict[str, str] = {}
     for part in _chunks(ids):
         for row in conn.execute(
-            select(A.c.session_id, A.c.note).where(A.c.session_id.in_(part), A.c.note != "")
+            select(ATTRIBUTION.c.session_id, ATTRIBUTION.c.note).where(
+                ATTRIBUTION.c.session_id.in_(part), ATTRIBUTION.c.note != ""
+            )
         ):
             notes[row.session_id] = row.note
     return notes
@@ -191,21 +201,27 @@ def match_executions(
         return set()
     latest = _latest_events(conn, ids)
     claimed = set(
-        conn.execute(select(C.c.execution_id).where(C.c.execution_id.is_not(None))).scalars()
+        conn.execute(
+            select(CLASSIFICATION.c.execution_id).where(CLASSIFICATION.c.execution_id.is_not(None))
+        ).scalars()
     )
     events: list[dict[str, Any]] = []
     notes: dict[str, str] = {}
     sessions = [
         s
         for part in _chunks(ids)
-        for s in conn.execute(select(S).where(S.c.id.in_(part)))
+        for s in conn.execute(select(SESSION).where(SESSION.c.id.in_(part)))
         if s.id not in latest and not s.parent_native_id
     ]
     # Executions are few next to sessions: index the relevant ones in memory once.
     harnesses = sorted({s.harness for s in sessions})
     by_native: dict[tuple[str, str], list[Any]] = {}
     by_place: dict[tuple[str, str], list[Any]] = {}
-    for e in conn.execute(select(E).where(E.c.harness.in_(harnesses))) if harnesses else ():
+    for e in (
+        conn.execute(select(EXECUTION).where(EXECUTION.c.harness.in_(harnesses)))
+        if harnesses
+        else ()
+    ):
         if e.native_session_id:
             by_native.setdefault((e.harness, e.native_session_id), []).append(e)
         else:
@@ -239,10 +255,12 @@ def match_executions(
                 f"ambiguous: {len(candidates)} executions match ({names}); left for the owner"
             )
     if events:
-        conn.execute(insert(C), events)
+        conn.execute(insert(CLASSIFICATION), events)
     changed = rebuild(conn, ids)
     for sid, note in notes.items():
         conn.execute(
-            update(A).where(A.c.session_id == sid, A.c.status == "unattributed").values(note=note)
+            update(ATTRIBUTION)
+            .where(ATTRIBUTION.c.session_id == sid, ATTRIBUTION.c.status == "unattributed")
+            .values(note=note)
         )
     return changed

@@ -14,15 +14,13 @@ from dataclasses import dataclass
 from sqlalchemy import Connection, insert
 
 from viva_store.access import require_owner
-from viva_store.db.tables import Classification
+from viva_store.db.schema import CLASSIFICATION
 from viva_store.errors import InvalidInput
-from viva_store.members.service import member_names
+from viva_store.members.roster import member_names
 from viva_store.sessions.service import resolve_many
 from viva_store.skills.uses import after_attribution
 from viva_store.store import Context
 from viva_store.triage import attribution
-
-C = Classification.__table__  # type: ignore[attr-defined]
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,7 +53,7 @@ def _apply(
             }
             for sid in ids
         ]
-        conn.execute(insert(C), events)
+        conn.execute(insert(CLASSIFICATION), events)
         changed = attribution.rebuild(conn, ids)
         # Their session axis moved: their skill weights are rebuilt in this transaction.
         after_attribution(conn, ctx, changed)

@@ -16,16 +16,13 @@ from typing import Any
 from sqlalchemy import Connection, select
 
 from viva_store.access import require_owner
-from viva_store.db.tables import Attribution, Message, Session
+from viva_store.db.schema import ATTRIBUTION, MESSAGE, SESSION
 from viva_store.records import JsonRecord
 from viva_store.registry import reader
 from viva_store.store import Context
 from viva_store.triage.classify import classify
 from viva_store.triage.suggest_model import Suggester, features, train
 
-A = Attribution.__table__  # type: ignore[attr-defined]
-M = Message.__table__  # type: ignore[attr-defined]
-S = Session.__table__  # type: ignore[attr-defined]
 MIN_TRAINING = 20
 FIRST_PROMPTS = 3
 IN_BATCH = 500
@@ -47,9 +44,13 @@ def _first_prompts(conn: Connection, ids: list[str]) -> dict[str, list[str]]:
     for start in range(0, len(ids), IN_BATCH):
         part = ids[start : start + IN_BATCH]
         rows = conn.execute(
-            select(M.c.session_id, M.c.text)
-            .where(M.c.session_id.in_(part), M.c.role == "user", M.c.synthetic.is_(False))
-            .order_by(M.c.session_id, M.c.seq)
+            select(MESSAGE.c.session_id, MESSAGE.c.text)
+            .where(
+                MESSAGE.c.session_id.in_(part),
+                MESSAGE.c.role == "user",
+                MESSAGE.c.synthetic.is_(False),
+            )
+            .order_by(MESSAGE.c.session_id, MESSAGE.c.seq)
         )
         for row in rows:
             bucket = texts[row.session_id]
@@ -69,22 +70,32 @@ def _features(rows: Iterable[Any], prompts: dict[str, list[str]]) -> dict[str, l
 
 def _load(ctx: Context) -> tuple[Suggester, list[tuple[str, list[str]]]]:
     def work(conn: Connection) -> tuple[Suggester, list[tuple[str, list[str]]]]:
-        cols = (S.c.id, S.c.project, S.c.cwd, S.c.harness, S.c.git_branch, S.c.title)
-        joined = S.outerjoin(A, A.c.session_id == S.c.id)
+        cols = (
+            SESSION.c.id,
+            SESSION.c.project,
+            SESSION.c.cwd,
+            SESSION.c.harness,
+            SESSION.c.git_branch,
+            SESSION.c.title,
+        )
+        joined = SESSION.outerjoin(ATTRIBUTION, ATTRIBUTION.c.session_id == SESSION.c.id)
         labelled = list(
             conn.execute(
-                select(*cols, A.c.member)
+                select(*cols, ATTRIBUTION.c.member)
                 .select_from(joined)
-                .where(A.c.status == "attributed", A.c.source.in_(("owner", "execution")))
-                .order_by(S.c.started_at, S.c.id)
+                .where(
+                    ATTRIBUTION.c.status == "attributed",
+                    ATTRIBUTION.c.source.in_(("owner", "execution")),
+                )
+                .order_by(SESSION.c.started_at, SESSION.c.id)
             )
         )
         queued = list(
             conn.execute(
                 select(*cols)
                 .select_from(joined)
-                .where((A.c.status.is_(None)) | (A.c.status == "unattributed"))
-                .order_by(S.c.started_at.desc(), S.c.id)
+                .where((ATTRIBUTION.c.status.is_(None)) | (ATTRIBUTION.c.status == "unattributed"))
+                .order_by(SESSION.c.started_at.desc(), SESSION.c.id)
             )
         )
         prompts = _first_prompts(conn, [r.id for r in labelled] + [r.id for r in queued])

@@ -29,8 +29,7 @@ def context() -> Context:
     """Open the store named by the environment, acting as ``VIVA_GRANT``'s member or the owner."""
     # The store (SQLAlchemy, Alembic) loads only when a command needs it: `viva` and
     # every `--help` start without it.
-    from viva_store.members.grants import resolve_actor
-    from viva_store.members.service import load_team, member_names
+    from viva_store.members.service import load_team, member_names, resolve_actor
     from viva_store.store import Context, Store
 
     store = Store.open()

@@ -25,7 +25,7 @@ RootOpt = Annotated[
 
 
 def _run(harnesses: list[str] | None, overrides: dict[str, str], show_progress: bool) -> Any:
-    from viva_store.importing.pipeline import (
+    from viva_store.importing.service import (
         FileImported,
         FilesUnchanged,
         ImportStarted,
@@ -96,7 +96,7 @@ def import_(
     """Recover sessions from every harness; incremental, redacted before disk."""
     import sys
 
-    from viva_store.importing.harness.registry import parse_overrides
+    from viva_store.importing.service import parse_overrides
 
     overrides = parse_overrides(root or [])
     summary = _run(harness, overrides, show_progress=not json_ and sys.stderr.isatty())
@@ -111,22 +111,22 @@ def import_(
 def _watch(harnesses: list[str] | None, overrides: dict[str, str], json_: bool) -> None:
     from watchfiles import watch
 
-    from viva_store.importing.harness import registry
+    from viva_store.importing.service import harness_names, roots
 
     ctx = context()
-    chosen = harnesses or registry.names()
-    roots = [
+    chosen = harnesses or harness_names()
+    folders = [
         r.path
         for h in chosen
-        for r in registry.roots(h, overrides, ctx.store.config.section("roots"))
+        for r in roots(h, overrides, ctx.store.config.section("roots"))
         if r.path.exists()
     ]
-    if not roots:
+    if not folders:
         warn("no harness folder exists yet; nothing to watch")
         raise typer.Exit(1)
-    warn(f"watching {len(roots)} folder(s); Ctrl-C to stop")
+    warn(f"watching {len(folders)} folder(s); Ctrl-C to stop")
     try:
-        for _changes in watch(*roots, debounce=2000, step=200):
+        for _changes in watch(*folders, debounce=2000, step=200):
             summary = _run(harnesses, overrides, show_progress=False)
             if summary.messages_added or summary.sessions_new or summary.problems:
                 if json_:
@@ -140,7 +140,7 @@ def _watch(harnesses: list[str] | None, overrides: dict[str, str], json_: bool) 
 @app.command()
 def status(json_: JsonOpt = False) -> None:
     """The store, harness roots, the last import, and retention warnings."""
-    from viva_store.importing.status import store_status
+    from viva_store.importing.service import store_status
 
     report = store_status(context())
     if json_:

@@ -10,7 +10,7 @@ import typer
 from viva_tui.commands.common import JsonOpt, context, print_json, table, warn
 
 if TYPE_CHECKING:
-    from viva_store.launch.records import LaunchPlan, LaunchResult, Repaired
+    from viva_store.launch.service import LaunchPlan, LaunchResult, Repaired
 
 app = typer.Typer()
 

@@ -10,8 +10,8 @@ import typer
 from viva_tui.commands.common import JsonOpt, console, context, print_json
 
 if TYPE_CHECKING:
-    from viva_store.principles.records import CandidateRecord
-    from viva_store.reports.weekly import MemberWeek, WeeklyReport
+    from viva_store.principles.service import CandidateRecord
+    from viva_store.reports.service import MemberWeek, WeeklyReport
 
 app = typer.Typer(
     help="Principles: propose, the owner's queue, decisions, history.", no_args_is_help=True
@@ -125,8 +125,7 @@ def queue(
     json_: JsonOpt = False,
 ) -> None:
     """Candidates waiting for the owner, by week and batch."""
-    from viva_store.principles.service import principle_queue
-    from viva_store.principles.state import parse_week
+    from viva_store.principles.service import parse_week, principle_queue
 
     rows = principle_queue(context(), include_decided=all_, week=parse_week(week) if week else None)
     if json_:
@@ -285,7 +284,7 @@ def weekly(
     """The week: principle candidates and decisions, skill events, sessions recovered and
     triaged, per member."""
     from viva_store.errors import InvalidInput
-    from viva_store.reports.weekly import weekly_report
+    from viva_store.reports.service import weekly_report
 
     if json_ and markdown:
         raise InvalidInput("choose one of --json and --markdown")
@@ -293,7 +292,7 @@ def weekly(
     if json_:
         print_json(report)
     elif markdown:
-        from viva_store.reports.markdown import report_markdown
+        from viva_store.reports.service import report_markdown
 
         typer.echo(report_markdown(report), nl=False)
     else:

@@ -10,7 +10,7 @@ from viva_tui.commands.common import JsonOpt, console, context, print_json, tabl
 
 if TYPE_CHECKING:
     from viva_store.engagement.service import EngagementState
-    from viva_store.recall.records import RecallHit
+    from viva_store.recall.service import RecallHit
 
 app = typer.Typer()
 state_app = typer.Typer(help="A member's engagement state.", no_args_is_help=True)
@@ -39,7 +39,7 @@ def recall_command(
     json_: JsonOpt = False,
 ) -> None:
     """Search experience: the best hit per session by relevance, recency and importance."""
-    from viva_store.recall.search import recall
+    from viva_store.recall.service import recall
 
     result = recall(
         context(),
@@ -111,7 +111,7 @@ def mark_command(
 ) -> None:
     """Owner: mark how important a session is for recall (an append-only event)."""
     from viva_store.errors import InvalidInput
-    from viva_store.recall.search import mark_importance
+    from viva_store.recall.service import mark_importance
 
     if clear == (importance is not None):
         raise InvalidInput("give either --importance P or --clear")
@@ -228,8 +228,7 @@ def state_observe(
     json_: JsonOpt = False,
 ) -> None:
     """Record a session's entry: entry rules, then the judge, decide the open fields."""
-    from viva_store.engagement.rules import Observation
-    from viva_store.engagement.service import observe
+    from viva_store.engagement.service import Observation, observe
 
     state = observe(context(), Observation(member, cwd, harness, task))
     if json_:

@@ -42,7 +42,7 @@ def sessions(
 ) -> None:
     """Recovered sessions, newest first."""
     from viva_store.errors import InvalidInput
-    from viva_store.importing.harness.registry import check
+    from viva_store.importing.service import check_harness as check
     from viva_store.sessions.service import SessionFilter, list_sessions
 
     if sum((unattributed, member is not None, all_)) > 1:
@@ -156,11 +156,11 @@ def classify(
 ) -> None:
     """Owner: file sessions into one member's experience (or nobody's)."""
     from viva_store.errors import InvalidInput
-    from viva_store.triage import classify as triage
+    from viva_store.triage import service as triage
 
     ctx = context()
     if accept_suggestions:
-        from viva_store.triage.suggest import accept_suggestions as accept
+        from viva_store.triage.service import accept_suggestions as accept
 
         applied = accept(ctx, min_confidence)
         if json_:
@@ -185,7 +185,7 @@ def unclassify(
     json_: JsonOpt = False,
 ) -> None:
     """Owner: put sessions back in the triage queue."""
-    from viva_store.triage import classify as triage
+    from viva_store.triage import service as triage
 
     done = triage.unclassify(context(), ids)
     if json_:

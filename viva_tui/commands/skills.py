@@ -14,7 +14,7 @@ import typer
 from viva_tui.commands.common import JsonOpt, context, print_json, table, warn
 
 if TYPE_CHECKING:
-    from viva_store.skills.records import SkillChange
+    from viva_store.skills.service import SkillChange
 
 app = typer.Typer(help="The team skill library and each member's skill set.", no_args_is_help=True)
 top = typer.Typer()  # top-level commands that belong here: `viva project`
@@ -23,7 +23,7 @@ top = typer.Typer()  # top-level commands that belong here: `viva project`
 @app.command("library")
 def library(json_: JsonOpt = False) -> None:
     """The team skill library."""
-    from viva_store.skills.library import list_library
+    from viva_store.skills.service import list_library
 
     skills = list_library(context())
     if json_:
@@ -40,7 +40,7 @@ def import_(
     json_: JsonOpt = False,
 ) -> None:
     """Add SKILL.md folders to the team library; bad folders are reported, not loaded."""
-    from viva_store.skills.library import import_skills
+    from viva_store.skills.service import import_skills
 
     result = import_skills(context(), folder.expanduser())
     if json_:
@@ -66,7 +66,7 @@ def import_(
 @app.command("show")
 def show(name: Annotated[str, typer.Argument(help="Skill name.")]) -> None:
     """Print a skill's body (under a member's grant the read is recorded)."""
-    from viva_store.skills.uses import read_skill
+    from viva_store.skills.service import read_skill
 
     skill = read_skill(context(), name, execution_id=os.environ.get("VIVA_EXECUTION"))
     typer.echo(skill.body, nl=False)
@@ -131,7 +131,7 @@ def use(
     json_: JsonOpt = False,
 ) -> None:
     """Record a use of a skill (one credited use per member, skill and session)."""
-    from viva_store.skills.uses import record_use
+    from viva_store.skills.service import record_use
 
     done = record_use(context(), member, name, outcome.value, session)
     if json_:
@@ -262,7 +262,7 @@ def project(
     json_: JsonOpt = False,
 ) -> None:
     """What a new session of a member would get for a task, with reasons."""
-    from viva_store.skills.project import project as run
+    from viva_store.skills.service import project as run
 
     p = run(context(), member, task, limit)
     if json_:

@@ -78,7 +78,7 @@ def grant(
 ) -> None:
     """Owner: mint a grant token for a member (printed once); `grant revoke X`; `grant list`."""
     from viva_store.errors import InvalidInput
-    from viva_store.members import grants
+    from viva_store.members import service as grants
 
     ctx = context()
     if member == "revoke":

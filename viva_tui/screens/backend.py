@@ -11,19 +11,19 @@ from collections.abc import Generator, Sequence
 from typing import Any
 
 from viva_store.launch.service import command_line
-from viva_store.members.executions import list_executions
-from viva_store.members.service import list_members, member_names
+from viva_store.members.service import list_executions, list_members, member_names
 from viva_store.records import MemberRecord
-from viva_store.sessions.service import (
-    MemberActivity,
-    get_session,
-    list_sessions,
-    member_activity,
-)
+from viva_store.sessions.service import MemberActivity, get_session, list_sessions, member_activity
 from viva_store.sessions.service import session_messages as _messages
 from viva_store.store import Context
-from viva_store.triage.classify import Classified, classify, classify_nobody, unclassify
-from viva_store.triage.suggest import Suggestion, suggest
+from viva_store.triage.service import (
+    Classified,
+    Suggestion,
+    classify,
+    classify_nobody,
+    suggest,
+    unclassify,
+)
 from viva_tui.screens import data_principles, data_skills, data_timeline
 from viva_tui.screens.data_principles import PrinciplesData
 from viva_tui.screens.data_skills import CurveData, SkillsData
@@ -132,13 +132,13 @@ class Backend:
 
     def harnesses(self) -> list[str]:
         """The harnesses Viva reads (for the filters)."""
-        from viva_store.importing.harness import registry
+        from viva_store.importing.service import harness_names
 
-        return list(registry.names())
+        return harness_names()
 
     def run_import(self) -> Generator[Any, None, Any]:
         """The importer's progress events; its return value is the summary."""
-        from viva_store.importing.pipeline import run_import
+        from viva_store.importing.service import run_import
 
         return run_import(self.ctx)
 
@@ -180,7 +180,7 @@ class Backend:
 
     def weekly_report(self, week: str | None = None) -> tuple[str, str]:
         """``(week, Markdown)`` of a week's report (None: the store clock's week)."""
-        report = optional("reports.weekly", "The weekly report")
-        markdown = optional("reports.markdown", "The weekly report")
+        report = optional("reports.service", "The weekly report")
+        markdown = optional("reports.service", "The weekly report")
         found = report.weekly_report(self.ctx, week)
         return str(found.week), str(markdown.report_markdown(found))

@@ -92,7 +92,7 @@ def change(ctx: Context, action: str, member: str, skill: str, track: str = "") 
 
 def skill_body(ctx: Context, name: str) -> str:
     """The skill's body as the library holds it (reading it here is not a use)."""
-    from viva_store.skills.library import get_skill
+    from viva_store.skills.service import get_skill
 
     skill = get_skill(ctx, name)
     return f"*{skill.description}*\n\n{skill.body}"

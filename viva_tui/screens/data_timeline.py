@@ -126,7 +126,7 @@ class SearchResult:
 
 def search(ctx: Context, member: str, query: str, limit: int = 100) -> SearchResult:
     """Recall over ``member``'s experience, newest first (the service's Timeline order)."""
-    recall = optional("recall.search", "Search (recall)")
+    recall = optional("recall.service", "Search (recall)")
     result = recall.recall(ctx, query, member=member, limit=limit, order="newest")
     notes = list(result.notes)
     if result.matched == "any":

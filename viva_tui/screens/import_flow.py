@@ -31,7 +31,7 @@ class ImportFlow(ServiceScreen):
         self.run_worker(self._import, name=GROUP, group=GROUP, thread=True, exit_on_error=False)
 
     def _import(self) -> None:
-        from viva_store.importing.pipeline import FileImported, FilesUnchanged, ImportStarted
+        from viva_store.importing.service import FileImported, FilesUnchanged, ImportStarted
 
         events = self.backend.run_import()
         done = total = 0

@@ -24,7 +24,7 @@ from viva_tui.widgets.format import plural
 from viva_tui.widgets.sidebar import Sidebar
 
 if TYPE_CHECKING:
-    from viva_store.triage.classify import Classified
+    from viva_store.triage.service import Classified
     from viva_tui.widgets.triage_pane import TriagePane
 
 

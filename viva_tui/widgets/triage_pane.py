@@ -31,7 +31,7 @@ from viva_tui.widgets.tables import RowTable
 from viva_tui.widgets.transcript import TranscriptView
 
 if TYPE_CHECKING:
-    from viva_store.triage.suggest import Suggestion
+    from viva_store.triage.service import Suggestion
 
 NEAR_END = 25
 PREVIEW_DELAY = 0.15
