@@ -262,7 +262,7 @@ def test_a_rare_query_is_read_once_rather_than_window_by_window(
     the planner expects few matches for is answered by reading its matches once."""
     from sqlalchemy import event
 
-    from viva_store.recall import fts
+    from viva_store.recall import fts_match
     from viva_store.recall import search as service
     from viva_store.recall import walk as recall_walk
 
@@ -282,9 +282,9 @@ def test_a_rare_query_is_read_once_rather_than_window_by_window(
     assert recall(ctx, "cobalt dune", order="newest", limit=5).hits == hits
     assert hits
     dialect = ctx.store.engine.dialect.name
-    match = fts.MessageMatch(dialect, 0, False)
-    params = fts.match_params(dialect, ("cobalt", "dune"), False)
-    estimate = ctx.store.read(lambda c: fts.estimated_matches(c, match, params))
+    match = fts_match.MessageMatch(dialect, 0, False)
+    params = fts_match.match_params(dialect, ("cobalt", "dune"), False)
+    estimate = ctx.store.read(lambda c: fts_match.estimated_matches(c, match, params))
     if dialect == "sqlite":
         assert estimate is None  # its time-keyed walk reads the newest matches directly
         return

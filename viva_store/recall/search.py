@@ -34,7 +34,7 @@ from viva_store.db.schema import RECALL_MARK, RECALL_SESSION
 from viva_store.engagement.service import current_state, entry_rules
 from viva_store.errors import InvalidInput
 from viva_store.members.roster import member_names
-from viva_store.recall import changes, fts
+from viva_store.recall import changes, fts, fts_match
 from viva_store.recall import index as recall_index
 from viva_store.recall import knowledge as recall_knowledge
 from viva_store.recall.query import ParsedQuery, conservative_tokens, parse_query
@@ -84,7 +84,7 @@ def _candidates(
         found = newest_keyed(conn, sql.keyed, params, limit, first)
     elif sql.windowed is not None and WINDOWS and (plan.order == "newest" or top_rank < 1.0):
         # Best first, windows pay only when the engine's rank is bounded well below 1
-        # (one word, or any word): see fts.PG_RANK_MAX.
+        # (one word, or any word): see fts_match.PG_RANK_MAX.
         ceiling = None
         if plan.order == "rank":
             boost = 1.0 + plan.params.state_boost if plan.narrows and plan.mode == "prefer" else 1.0
@@ -92,7 +92,7 @@ def _candidates(
             ceiling = Ceiling(plan.params, k, top_rank, boost, params["now_t"])
         statements = (sql.windowed, sql.messages)
         scoped = plan.target is not None
-        estimate = fts.estimated_matches(conn, sql.match, params)
+        estimate = fts_match.estimated_matches(conn, sql.match, params)
         found = windows(conn, statements, params, limit, first, ceiling, stamp, scoped, estimate)
     elif sql.bounded is not None and BOUNDED:
         k = plan.params.k_for(plan.dialect)
@@ -320,15 +320,15 @@ def _search(
     for attempt in (0, 1):
         sql = statements(plan, any_token, len(tokens))
         params = {
-            **fts.match_params(plan.dialect, tokens, any_token),
-            **fts.now_params(plan.dialect, now),
+            **fts_match.match_params(plan.dialect, tokens, any_token),
+            **fts_match.now_params(plan.dialect, now),
         }
         try:
-            top = fts.rank_ceiling(conn, tokens, any_token) if plan.order == "rank" else 1.0
+            top = fts_match.rank_ceiling(conn, tokens, any_token) if plan.order == "rank" else 1.0
             chosen = _candidates(conn, plan, sql, params, limit, stamp, top)
             return _hits(conn, plan, sql, params, parsed.terms, now, chosen)
         except OperationalError as exc:
-            if attempt or plan.dialect != "sqlite" or not fts.is_query_error(exc):
+            if attempt or plan.dialect != "sqlite" or not fts_match.is_query_error(exc):
                 raise
             tokens = conservative_tokens(tokens)
             if not tokens:

@@ -24,7 +24,7 @@ from sqlalchemy.sql.elements import ColumnElement
 
 from viva_store.access import Actor, member_scope
 from viva_store.db.schema import ATTRIBUTION, MESSAGE, RECALL_SESSION, SESSION
-from viva_store.recall import fts
+from viva_store.recall import fts, fts_match
 from viva_store.recall.ranking import RecallParams
 
 
@@ -57,7 +57,7 @@ class Statements:
     titles: Select[Any]  # best (or newest) matching titles: session_id, at, key
     provenance: Select[Any]  # the sessions ``ids`` (in scope) with what a hit shows
     texts: Select[Any]  # id, seq, text of the messages ``ids``
-    match: fts.MessageMatch
+    match: fts_match.MessageMatch
 
 
 def _escape_like(value: str) -> str:
@@ -99,7 +99,7 @@ def _score(plan: Plan, rank: Any, age: Any, importance: Any, boost: Any) -> Colu
     p = plan.params
     k = p.k_for(plan.dialect)
     rel = literal(1.0) - k / (rank + k)  # = rank / (rank + k), with the rank read once
-    rec = fts.recency(plan.dialect, age, p.half_life_days)
+    rec = fts_match.recency(plan.dialect, age, p.half_life_days)
     imp = func.coalesce(importance, 0.0)
     total = p.weight_relevance * rel + p.weight_recency * rec + p.weight_importance * imp
     return total / p.weight_sum * boost
@@ -120,7 +120,7 @@ def _ordered(
     ``age_of``: the age in days of a selected ``at``.
     """
     if plan.order == "rank":
-        inner = fts.fence(
+        inner = fts_match.fence(
             plan.dialect,
             query.add_columns(
                 rank.label("rank"),
@@ -150,7 +150,7 @@ def _narrowed(query: Select[Any], plan: Plan, session_col: Any, join: bool) -> S
     return query
 
 
-def _matching(plan: Plan, match: fts.MessageMatch, drive: bool = True) -> Select[Any]:
+def _matching(plan: Plan, match: fts_match.MessageMatch, drive: bool = True) -> Select[Any]:
     """The matching messages in the caller's scope (and the state's narrowing)."""
     query: Select[Any] = select(
         match.message_id.label("id"), match.session_id.label("session_id"), match.at.label("at")
@@ -160,14 +160,14 @@ def _matching(plan: Plan, match: fts.MessageMatch, drive: bool = True) -> Select
     return _narrowed(query, plan, match.session_id, join=True)
 
 
-def _messages(plan: Plan, match: fts.MessageMatch) -> Select[Any]:
+def _messages(plan: Plan, match: fts_match.MessageMatch) -> Select[Any]:
     query = _matching(plan, match)
     if plan.order == "rank" and not match.importance_joined:
         query = query.outerjoin(RECALL_SESSION, RECALL_SESSION.c.session_id == match.session_id)
     return _ordered(query, plan, match.rank, "id", match.age_days)
 
 
-def _keyed(plan: Plan, match: fts.MessageMatch) -> Select[Any] | None:
+def _keyed(plan: Plan, match: fts_match.MessageMatch) -> Select[Any] | None:
     """Newest first on SQLite: the index's first ``k`` hits from its highest (newest) key.
 
     The index walks its rowids downwards and stops at ``k``: nothing is sorted.
@@ -178,7 +178,7 @@ def _keyed(plan: Plan, match: fts.MessageMatch) -> Select[Any] | None:
     return query.order_by(match.time_key.desc()).limit(bindparam("k"))
 
 
-def _windowed(plan: Plan, match: fts.MessageMatch) -> Select[Any] | None:
+def _windowed(plan: Plan, match: fts_match.MessageMatch) -> Select[Any] | None:
     """PostgreSQL: ``messages`` restricted to the matches at or after ``lo``.
 
     The GIN index gives matches in no order; with a lower bound on time the
@@ -194,7 +194,9 @@ def _windowed(plan: Plan, match: fts.MessageMatch) -> Select[Any] | None:
     return _ordered(query, plan, match.rank, "id", match.age_days)
 
 
-def _bounded(plan: Plan, match: fts.MessageMatch, single: bool) -> tuple[Select[Any], ...] | None:
+def _bounded(
+    plan: Plan, match: fts_match.MessageMatch, single: bool
+) -> tuple[Select[Any], ...] | None:
     """Best first over everything on SQLite (:func:`recall_walk.bounded_ranked`).
 
     The first ``k`` matches by rank and the first ``kt`` by time key, with what
@@ -210,14 +212,14 @@ def _bounded(plan: Plan, match: fts.MessageMatch, single: bool) -> tuple[Select[
         return None
     key = match.time_key.label("tkey")
     if single:
-        hidden = fts.index_rank(plan.dialect)
+        hidden = fts_match.index_rank(plan.dialect)
         by_rank = select(key, (-hidden).label("rank")).where(match.condition)
         by_rank = by_rank.order_by(hidden).limit(bindparam("k"))
         by_time = select(key, match.rank.label("rank")).where(match.condition)
         by_time = by_time.order_by(match.time_key.desc()).limit(bindparam("kt"))
         return _mapped(by_rank.subquery()), _mapped(by_time.subquery())
     every = select(key, match.rank.label("rank")).where(match.condition).cte("recall_matches")
-    if fts.materializes_ctes(plan.dialect):
+    if fts_match.materializes_ctes(plan.dialect):
         every = every.prefix_with("MATERIALIZED")
     top = select(every).order_by(every.c.rank.desc(), every.c.tkey.desc())
     newest = select(every).order_by(every.c.tkey.desc())
@@ -245,12 +247,12 @@ def _mapped(found: Any) -> Select[Any]:
     )
 
 
-def _titles(plan: Plan, match: fts.TitleMatch) -> Select[Any]:
+def _titles(plan: Plan, match: fts_match.TitleMatch) -> Select[Any]:
     at = func.coalesce(SESSION.c.ended_at, SESSION.c.started_at)
     query = select(SESSION.c.id.label("id"), SESSION.c.id.label("session_id"), at.label("at"))
     query = query.select_from(match.source).where(match.condition)
     query = _narrowed(_scoped(query, plan, SESSION.c.id), plan, SESSION.c.id, join=False)
-    return _ordered(query, plan, match.rank, "id", lambda at: fts.age_days(plan.dialect, at))
+    return _ordered(query, plan, match.rank, "id", lambda at: fts_match.age_days(plan.dialect, at))
 
 
 def _provenance(plan: Plan) -> Select[Any]:
@@ -285,8 +287,8 @@ def _provenance(plan: Plan) -> Select[Any]:
 def statements(plan: Plan, any_token: bool, n_tokens: int) -> Statements:
     """The statements of one search shape (``n_tokens`` matters only to PostgreSQL's any)."""
     shape = n_tokens if plan.dialect != "sqlite" and any_token else 0
-    msg = fts.MessageMatch(plan.dialect, shape, any_token)
-    ttl = fts.TitleMatch(plan.dialect, shape, any_token)
+    msg = fts_match.MessageMatch(plan.dialect, shape, any_token)
+    ttl = fts_match.TitleMatch(plan.dialect, shape, any_token)
     ids: Any = bindparam("ids", expanding=True)
     return Statements(
         messages=_messages(plan, msg),
