@@ -9,54 +9,14 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass, field
-from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import orjson
 
+from viva_store.demo.spec import SessionSpec, Turn, iso, uid, write_lines
 
-@dataclass(frozen=True, slots=True)
-class Turn:
-    """One exchange: a prompt, optionally one tool call and its output, and a reply."""
-
-    user: str
-    reply: str
-    tool: str | None = None
-    tool_input: dict[str, Any] = field(default_factory=dict)
-    tool_output: str = ""
-
-
-@dataclass(frozen=True, slots=True)
-class SessionSpec:
-    """A session to write."""
-
-    native_id: str
-    cwd: str
-    start: datetime
-    turns: tuple[Turn, ...]
-    model: str
-    git_branch: str = "main"
-    title: str | None = None
-    step: timedelta = timedelta(seconds=40)
-
-
-def _iso(at: datetime) -> str:
-    return at.strftime("%Y-%m-%dT%H:%M:%S.") + f"{at.microsecond // 1000:03d}Z"
-
-
-def _uid(*parts: str) -> str:
-    digest = hashlib.sha1("\0".join(parts).encode()).hexdigest()
-    return f"{digest[:8]}-{digest[8:12]}-4{digest[13:16]}-8{digest[17:20]}-{digest[20:32]}"
-
-
-def _write(path: Path, lines: list[dict[str, Any]]) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("wb") as fh:
-        for line in lines:
-            fh.write(orjson.dumps(line) + b"\n")
-    return path
+__all__ = ["WRITERS", "SessionSpec", "Turn", "claude_code", "codex", "gemini", "pi"]
 
 
 def claude_code(root: Path, spec: SessionSpec, version: str = "2.1.80") -> Path:
@@ -74,23 +34,23 @@ def claude_code(root: Path, spec: SessionSpec, version: str = "2.1.80") -> Path:
     lines: list[dict[str, Any]] = []
     if spec.title:
         lines.append(
-            {"type": "summary", "summary": spec.title, "leafUuid": _uid(spec.native_id, "leaf")}
+            {"type": "summary", "summary": spec.title, "leafUuid": uid(spec.native_id, "leaf")}
         )
     parent: str | None = None
     at = spec.start
     for n, turn in enumerate(spec.turns):
-        uid = _uid(spec.native_id, str(n), "u")
+        user_id = uid(spec.native_id, str(n), "u")
         lines.append(
             {
                 **env,
                 "parentUuid": parent,
                 "type": "user",
-                "uuid": uid,
-                "timestamp": _iso(at),
+                "uuid": user_id,
+                "timestamp": iso(at),
                 "message": {"role": "user", "content": turn.user},
             }
         )
-        parent, at = uid, at + spec.step
+        parent, at = user_id, at + spec.step
         msg_id = "msg_" + hashlib.sha1(f"{spec.native_id}{n}".encode()).hexdigest()[:24]
         request = "req_" + hashlib.sha1(f"{spec.native_id}{n}r".encode()).hexdigest()[:24]
         usage = {
@@ -101,14 +61,14 @@ def claude_code(root: Path, spec: SessionSpec, version: str = "2.1.80") -> Path:
         }
         if turn.tool:
             tool_id = "toolu_" + hashlib.sha1(f"{spec.native_id}{n}t".encode()).hexdigest()[:22]
-            aid = _uid(spec.native_id, str(n), "t")
+            aid = uid(spec.native_id, str(n), "t")
             lines.append(
                 {
                     **env,
                     "parentUuid": parent,
                     "type": "assistant",
                     "uuid": aid,
-                    "timestamp": _iso(at),
+                    "timestamp": iso(at),
                     "requestId": request,
                     "message": {
                         "id": msg_id,
@@ -128,14 +88,14 @@ def claude_code(root: Path, spec: SessionSpec, version: str = "2.1.80") -> Path:
                     },
                 }
             )
-            rid = _uid(spec.native_id, str(n), "r")
+            rid = uid(spec.native_id, str(n), "r")
             lines.append(
                 {
                     **env,
                     "parentUuid": aid,
                     "type": "user",
                     "uuid": rid,
-                    "timestamp": _iso(at),
+                    "timestamp": iso(at),
                     "message": {
                         "role": "user",
                         "content": [
@@ -154,14 +114,14 @@ def claude_code(root: Path, spec: SessionSpec, version: str = "2.1.80") -> Path:
                 }
             )
             parent, at = rid, at + spec.step
-        aid = _uid(spec.native_id, str(n), "a")
+        aid = uid(spec.native_id, str(n), "a")
         lines.append(
             {
                 **env,
                 "parentUuid": parent,
                 "type": "assistant",
                 "uuid": aid,
-                "timestamp": _iso(at),
+                "timestamp": iso(at),
                 "requestId": request,
                 "message": {
                     "id": msg_id,
@@ -175,7 +135,7 @@ def claude_code(root: Path, spec: SessionSpec, version: str = "2.1.80") -> Path:
             }
         )
         parent, at = aid, at + spec.step
-    return _write(root / folder / f"{spec.native_id}.jsonl", lines)
+    return write_lines(root / folder / f"{spec.native_id}.jsonl", lines)
 
 
 def codex(root: Path, spec: SessionSpec) -> Path:
@@ -183,11 +143,11 @@ def codex(root: Path, spec: SessionSpec) -> Path:
     at = spec.start
     lines: list[dict[str, Any]] = [
         {
-            "timestamp": _iso(at),
+            "timestamp": iso(at),
             "type": "session_meta",
             "payload": {
                 "id": spec.native_id,
-                "timestamp": _iso(at),
+                "timestamp": iso(at),
                 "cwd": spec.cwd,
                 "originator": "codex_cli_rs",
                 "cli_version": "0.146.0",
@@ -197,7 +157,7 @@ def codex(root: Path, spec: SessionSpec) -> Path:
             },
         },
         {
-            "timestamp": _iso(at),
+            "timestamp": iso(at),
             "type": "turn_context",
             "payload": {"cwd": spec.cwd, "model": spec.model, "approval_policy": "on-request"},
         },
@@ -207,14 +167,14 @@ def codex(root: Path, spec: SessionSpec) -> Path:
         at += spec.step
         lines.append(
             {
-                "timestamp": _iso(at),
+                "timestamp": iso(at),
                 "type": "event_msg",
                 "payload": {"type": "user_message", "message": turn.user},
             }
         )
         lines.append(
             {
-                "timestamp": _iso(at),
+                "timestamp": iso(at),
                 "type": "response_item",
                 "payload": {
                     "type": "message",
@@ -227,7 +187,7 @@ def codex(root: Path, spec: SessionSpec) -> Path:
             call = f"call_{n:04d}"
             lines.append(
                 {
-                    "timestamp": _iso(at),
+                    "timestamp": iso(at),
                     "type": "response_item",
                     "payload": {
                         "type": "function_call",
@@ -239,7 +199,7 @@ def codex(root: Path, spec: SessionSpec) -> Path:
             )
             lines.append(
                 {
-                    "timestamp": _iso(at),
+                    "timestamp": iso(at),
                     "type": "response_item",
                     "payload": {
                         "type": "function_call_output",
@@ -251,7 +211,7 @@ def codex(root: Path, spec: SessionSpec) -> Path:
         at += spec.step
         lines.append(
             {
-                "timestamp": _iso(at),
+                "timestamp": iso(at),
                 "type": "response_item",
                 "payload": {
                     "type": "message",
@@ -264,7 +224,7 @@ def codex(root: Path, spec: SessionSpec) -> Path:
         total_in, total_out = total_in + step_in, total_out + step_out
         lines.append(
             {
-                "timestamp": _iso(at),
+                "timestamp": iso(at),
                 "type": "event_msg",
                 "payload": {
                     "type": "token_count",
@@ -289,7 +249,7 @@ def codex(root: Path, spec: SessionSpec) -> Path:
         )
     day = spec.start.strftime("%Y/%m/%d")
     stamp = spec.start.strftime("%Y-%m-%dT%H-%M-%S")
-    return _write(root / "sessions" / day / f"rollout-{stamp}-{spec.native_id}.jsonl", lines)
+    return write_lines(root / "sessions" / day / f"rollout-{stamp}-{spec.native_id}.jsonl", lines)
 
 
 def pi(root: Path, spec: SessionSpec) -> Path:
@@ -300,14 +260,14 @@ def pi(root: Path, spec: SessionSpec) -> Path:
             "type": "session",
             "version": 3,
             "id": spec.native_id,
-            "timestamp": _iso(at),
+            "timestamp": iso(at),
             "cwd": spec.cwd,
         },
         {
             "type": "model_change",
             "id": spec.native_id[:6] + "m0",
             "parentId": None,
-            "timestamp": _iso(at),
+            "timestamp": iso(at),
             "provider": "anthropic",
             "modelId": spec.model,
         },
@@ -315,13 +275,13 @@ def pi(root: Path, spec: SessionSpec) -> Path:
     parent = spec.native_id[:6] + "m0"
     for n, turn in enumerate(spec.turns):
         at += spec.step
-        uid = f"{n:04x}u{spec.native_id[:3]}"
+        user_id = f"{n:04x}u{spec.native_id[:3]}"
         lines.append(
             {
                 "type": "message",
-                "id": uid,
+                "id": user_id,
                 "parentId": parent,
-                "timestamp": _iso(at),
+                "timestamp": iso(at),
                 "message": {
                     "role": "user",
                     "content": turn.user,
@@ -335,8 +295,8 @@ def pi(root: Path, spec: SessionSpec) -> Path:
             {
                 "type": "message",
                 "id": aid,
-                "parentId": uid,
-                "timestamp": _iso(at),
+                "parentId": user_id,
+                "timestamp": iso(at),
                 "message": {
                     "role": "assistant",
                     "content": [{"type": "text", "text": turn.reply}],
@@ -359,7 +319,7 @@ def pi(root: Path, spec: SessionSpec) -> Path:
         parent = aid
     folder = "--" + spec.cwd.strip("/").replace("/", "-") + "--"
     stamp = spec.start.strftime("%Y-%m-%dT%H-%M-%S-000Z")
-    return _write(root / folder / f"{stamp}_{spec.native_id}.jsonl", lines)
+    return write_lines(root / folder / f"{stamp}_{spec.native_id}.jsonl", lines)
 
 
 def gemini(root: Path, spec: SessionSpec) -> Path:
@@ -370,8 +330,8 @@ def gemini(root: Path, spec: SessionSpec) -> Path:
         {
             "sessionId": spec.native_id,
             "projectHash": hashlib.sha256(spec.cwd.encode()).hexdigest(),
-            "startTime": _iso(at),
-            "lastUpdated": _iso(at),
+            "startTime": iso(at),
+            "lastUpdated": iso(at),
             "kind": "main",
         },
     ]
@@ -380,7 +340,7 @@ def gemini(root: Path, spec: SessionSpec) -> Path:
         lines.append(
             {
                 "id": f"{spec.native_id[:8]}-u{n}",
-                "timestamp": _iso(at),
+                "timestamp": iso(at),
                 "type": "user",
                 "content": [{"text": turn.user}],
             }
@@ -389,7 +349,7 @@ def gemini(root: Path, spec: SessionSpec) -> Path:
         lines.append(
             {
                 "id": f"{spec.native_id[:8]}-g{n}",
-                "timestamp": _iso(at),
+                "timestamp": iso(at),
                 "type": "gemini",
                 "content": turn.reply,
                 "model": spec.model,
@@ -404,12 +364,12 @@ def gemini(root: Path, spec: SessionSpec) -> Path:
                 },
             }
         )
-        lines.append({"$set": {"lastUpdated": _iso(at)}})
+        lines.append({"$set": {"lastUpdated": iso(at)}})
     folder = root / project
     folder.mkdir(parents=True, exist_ok=True)
     (folder / ".project_root").write_text(spec.cwd)
     stamp = spec.start.strftime("%Y-%m-%dT%H-%M")
-    return _write(folder / "chats" / f"session-{stamp}-{spec.native_id[:8]}.jsonl", lines)
+    return write_lines(folder / "chats" / f"session-{stamp}-{spec.native_id[:8]}.jsonl", lines)
 
 
 WRITERS = {"claude-code": claude_code, "codex": codex, "pi": pi, "gemini": gemini}
