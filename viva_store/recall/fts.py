@@ -224,9 +224,3 @@ def prepare(conn: Connection) -> None:
         raw = conn.connection.driver_connection
         assert raw is not None
         raw.create_function("exp", 1, math.exp, deterministic=True)
-
-
-def is_query_error(exc: OperationalError) -> bool:
-    """An FTS5 complaint about a query (e.g. a token its tokenizer splits in two)."""
-    message = str(exc.orig).lower()
-    return "fts5" in message or "phrase" in message or "syntax" in message

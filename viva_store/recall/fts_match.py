@@ -25,6 +25,7 @@ from sqlalchemy import (
     select,
     type_coerce,
 )
+from sqlalchemy.exc import OperationalError
 from sqlalchemy.sql.elements import ColumnElement
 from sqlalchemy.sql.expression import FromClause
 
@@ -40,6 +41,12 @@ from viva_store.recall.fts import (
 from viva_store.recall.query import fts5_expression
 
 LN2 = math.log(2)
+
+
+def is_query_error(exc: OperationalError) -> bool:
+    """An FTS5 complaint about a query (e.g. a token its tokenizer splits in two)."""
+    message = str(exc.orig).lower()
+    return "fts5" in message or "phrase" in message or "syntax" in message
 
 
 def _pg_query(n_tokens: int, any_token: bool) -> ColumnElement[Any]:

@@ -102,7 +102,8 @@ def _score(plan: Plan, rank: Any, age: Any, importance: Any, boost: Any) -> Colu
     rec = fts_match.recency(plan.dialect, age, p.half_life_days)
     imp = func.coalesce(importance, 0.0)
     total = p.weight_relevance * rel + p.weight_recency * rec + p.weight_importance * imp
-    return total / p.weight_sum * boost
+    score: ColumnElement[float] = total / p.weight_sum * boost
+    return score
 
 
 def _boost(plan: Plan) -> ColumnElement[float]:
@@ -249,7 +250,9 @@ def _mapped(found: Any) -> Select[Any]:
 
 def _titles(plan: Plan, match: fts_match.TitleMatch) -> Select[Any]:
     at = func.coalesce(SESSION.c.ended_at, SESSION.c.started_at)
-    query = select(SESSION.c.id.label("id"), SESSION.c.id.label("session_id"), at.label("at"))
+    query: Select[Any] = select(
+        SESSION.c.id.label("id"), SESSION.c.id.label("session_id"), at.label("at")
+    )
     query = query.select_from(match.source).where(match.condition)
     query = _narrowed(_scoped(query, plan, SESSION.c.id), plan, SESSION.c.id, join=False)
     return _ordered(query, plan, match.rank, "id", lambda at: fts_match.age_days(plan.dialect, at))

@@ -112,7 +112,7 @@ def _skills(
     uses = [r.id for r in rows if r.kind == "used"]
     corrected: dict[int, float] = {}
     for part in range(0, len(uses), 500):
-        for r in conn.execute(
+        for fix in conn.execute(
             select(SKILL_EVENT.c.target_id, SKILL_EVENT.c.value)
             .where(
                 SKILL_EVENT.c.kind == "revalued",
@@ -120,7 +120,7 @@ def _skills(
             )
             .order_by(SKILL_EVENT.c.id)
         ):
-            corrected[r.target_id] = float(r.value or 0.0)
+            corrected[fix.target_id] = float(fix.value or 0.0)
     out: dict[str, dict[str, Any]] = defaultdict(_skills_empty)
     for r in rows:
         mine = out[r.member]

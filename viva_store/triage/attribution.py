@@ -73,6 +73,7 @@ def rebuild(conn: Connection, session_ids: Iterable[str] | None = None) -> set[s
     Returns the members whose attributed sessions may have changed (their
     session axis moved, so their skill weights need rebuilding).
     """
+    sessions: dict[str, Any]
     if session_ids is None:
         sessions = {
             r.id: r
@@ -94,7 +95,7 @@ def rebuild(conn: Connection, session_ids: Iterable[str] | None = None) -> set[s
         frontier = list(sessions.values())
         while frontier:  # sub-agents (and their sub-agents) follow their parent
             parents = {(r.harness, r.native_id) for r in frontier}
-            children = []
+            children: list[Any] = []
             for part in _chunks(sorted({native for _, native in parents})):
                 query = select(
                     SESSION.c.id, SESSION.c.harness, SESSION.c.native_id, SESSION.c.parent_native_id
@@ -107,12 +108,12 @@ def rebuild(conn: Connection, session_ids: Iterable[str] | None = None) -> set[s
     ids = list(sessions)
     before = {}
     for part in _chunks(ids):
-        for row in conn.execute(
+        for att in conn.execute(
             select(ATTRIBUTION.c.session_id, ATTRIBUTION.c.member).where(
                 ATTRIBUTION.c.session_id.in_(part)
             )
         ):
-            before[row.session_id] = row.member
+            before[att.session_id] = att.member
     latest = _latest_events(conn, ids)
     by_native = {(r.harness, r.native_id): r.id for r in sessions.values()}
     derived: dict[str, Derived] = {}

@@ -37,7 +37,7 @@ def upgrade() -> None:
             batch.drop_constraint("fk_member_skill_skill", type_="foreignkey")
         return
     for fk in sa.inspect(bind).get_foreign_keys("member_skill"):
-        op.drop_constraint(fk["name"], "member_skill", type_="foreignkey")
+        op.drop_constraint(str(fk["name"]), "member_skill", type_="foreignkey")
 
 
 def downgrade() -> None:
