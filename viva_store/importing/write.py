@@ -1,4 +1,4 @@
-"""Storing one prepared batch in one short write transaction.
+"""Storing one pending batch in one short write transaction: :func:`commit`.
 
 Idempotent by construction: a message is new only if its ``(session, key)``
 is not stored yet, a usage figure only if its ``(harness, usage_key)`` is
@@ -12,14 +12,21 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Connection, func, insert, select, update
 
 from viva_store.clock import as_utc
 from viva_store.db.guards import bulk_insert
-from viva_store.db.schema import MESSAGE, REDACTION, SESSION, USAGE
+from viva_store.db.schema import MESSAGE, QUARANTINE, REDACTION, SESSION, SOURCE_FILE, USAGE
 from viva_store.importing.prepare import Batch, PreparedSession
+
+if TYPE_CHECKING:
+    from viva_store.importing.batch import Pending
+    from viva_store.importing.read import FileState
+
+QuarantineRow = tuple[dict[str, Any], list[dict[str, Any]]]
+"""A quarantined line's row (redacted) and its redaction ledger."""
 
 IN_BATCH = 500
 TOKENS = (
@@ -39,6 +46,17 @@ class WriteResult:
     updated_sessions: set[str] = field(default_factory=set)
     messages_added: int = 0
     redactions: int = 0
+
+
+def commit(conn: Connection, pending: Pending, run_id: str, now: datetime) -> WriteResult:
+    """Everything one pending batch stores, in the caller's one transaction: the
+    sessions with their new messages, usage and redaction ledger, the quarantined
+    lines, and how far each file was read. Work that must commit together with a
+    batch's sessions belongs here."""
+    result = write_batch(conn, pending.batch, run_id, now, replace_usage=pending.replace_usage)
+    result.redactions += write_quarantine(conn, pending.quarantined, run_id)
+    save_file_states(conn, pending.files)
+    return result
 
 
 def _existing(conn: Connection, column: Any, where: Any, values: Sequence[str]) -> set[str]:
@@ -173,6 +191,58 @@ def _by_shape(rows: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
     for row in rows:
         shapes.setdefault(tuple(sorted(row)), []).append(row)
     return list(shapes.values())
+
+
+def write_quarantine(conn: Connection, rows: list[QuarantineRow], run_id: str) -> int:
+    """Store quarantined lines and their ledgers; returns the redactions recorded."""
+    redactions = 0
+    for qrow, ledger in rows:
+        inserted = conn.execute(
+            insert(QUARANTINE).values(run_id=run_id, **qrow)
+        ).inserted_primary_key
+        qid = inserted[0] if inserted is not None else None
+        if ledger:
+            conn.execute(
+                insert(REDACTION),
+                [
+                    {
+                        **e,
+                        "run_id": run_id,
+                        "session_id": None,
+                        "message_key": None,
+                        "quarantine_id": qid,
+                        "ruleset": qrow["ruleset"],
+                    }
+                    for e in ledger
+                ],
+            )
+            redactions += len(ledger)
+    return redactions
+
+
+def save_file_states(conn: Connection, states: list[FileState]) -> None:
+    """Remember how far each file was read (insert the new, update the known)."""
+    if not states:
+        return
+    known = {
+        (r.harness, r.path)
+        for r in conn.execute(
+            select(SOURCE_FILE.c.harness, SOURCE_FILE.c.path).where(
+                SOURCE_FILE.c.path.in_([s.path for s in states])
+            )
+        )
+    }
+    fresh = [
+        {**s.row(), "first_seen_at": s.imported_at}
+        for s in states
+        if (s.harness, s.path) not in known
+    ]
+    if fresh:
+        conn.execute(insert(SOURCE_FILE), fresh)
+    for state in states:
+        if (state.harness, state.path) in known:
+            key = (SOURCE_FILE.c.harness == state.harness) & (SOURCE_FILE.c.path == state.path)
+            conn.execute(update(SOURCE_FILE).where(key).values(**state.row()))
 
 
 def _fresh_usage(conn: Connection, batch: Batch, replace: bool) -> dict[str, list[dict[str, Any]]]:
