@@ -208,22 +208,30 @@ class Batch:
         where = {"session_id": sid, "message_key": message.key}
         text, tool, tool_input, tool_result = redact_message_fields(message, ledger, where, suspect)
         self.size += len(text) + len(tool_result or "") + 200
-        return {
+        row = {
             "session_id": sid,
             "key": message.key,
             "role": message.role,
-            "at": message.at,
             "text": text,
-            "tool": tool,
-            "tool_input": tool_input,
-            "tool_result": tool_result,
             "sidechain": message.sidechain,
             "synthetic": message.synthetic,
-            "model": message.model,
             "kind": message.kind or "",
-            "raw": ledger.obj(message.raw, where, "raw"),
             "ruleset": RULESET_VERSION,
         }
+        # A column left out is stored as SQL NULL, and every value sent costs the
+        # insert a little: the optional fields are sent only when they hold something.
+        for name, value in (
+            ("at", message.at),
+            ("tool", tool),
+            ("tool_input", tool_input),
+            ("tool_result", tool_result),
+            ("model", message.model),
+        ):
+            if value is not None:
+                row[name] = value
+        if message.raw is not None:
+            row["raw"] = ledger.obj(message.raw, where, "raw")
+        return row
 
     def finish(self) -> None:
         """Name the project, and redact the merged session metadata (titles and paths

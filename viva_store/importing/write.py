@@ -4,7 +4,7 @@ Idempotent by construction: a message is new only if its ``(session, key)``
 is not stored yet, a usage figure only if its ``(harness, usage_key)`` is
 not; so re-reading a file (replaced, shrunk, or a crash mid-import) adds
 nothing twice. No engine-specific SQL: existing keys are selected first, then
-the new rows are inserted with one ``executemany`` per table.
+the new rows are inserted with one Core ``executemany`` per table and shape.
 """
 
 from __future__ import annotations
@@ -14,10 +14,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Connection, func, insert, select, update
+from sqlalchemy import Connection, Table, func, insert, select, update
 
 from viva_store.clock import as_utc
-from viva_store.db.guards import bulk_insert
 from viva_store.db.schema import MESSAGE, QUARANTINE, REDACTION, SESSION, SOURCE_FILE, USAGE
 from viva_store.importing.prepare import Batch, PreparedSession
 
@@ -166,14 +165,12 @@ def write_batch(
             for entry in prepared.ledger
             if entry["message_key"] is None or entry["message_key"] in added_keys
         )
-    if new_rows:
-        for shape in _by_shape(new_rows):
-            conn.execute(insert(SESSION), shape)
+    insert_rows(conn, SESSION, new_rows)
     for sid, values in changes:
         conn.execute(update(SESSION).where(SESSION.c.id == sid).values(updated_at=now, **values))
-    bulk_insert(conn, MESSAGE, all_messages)
+    insert_rows(conn, MESSAGE, all_messages)
     inserted = [u for usage in fresh_usage.values() for u in usage if not u.pop("_stored", False)]
-    bulk_insert(conn, USAGE, inserted)
+    insert_rows(conn, USAGE, inserted)
     if replace_usage:
         _refresh_tokens(conn, fresh_usage)
     if ledger:
@@ -185,12 +182,15 @@ def write_batch(
     return result
 
 
-def _by_shape(rows: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
-    """Group rows by their set of keys (one executemany needs one shape)."""
+def insert_rows(conn: Connection, table: Table, rows: list[dict[str, Any]]) -> None:
+    """Insert ``rows`` with one Core ``executemany`` per shape (the row's keys, in the
+    order its builder gives them): one statement needs one shape, and a column left
+    out is stored as SQL NULL."""
     shapes: dict[tuple[str, ...], list[dict[str, Any]]] = {}
     for row in rows:
-        shapes.setdefault(tuple(sorted(row)), []).append(row)
-    return list(shapes.values())
+        shapes.setdefault(tuple(row), []).append(row)
+    for shape in shapes.values():
+        conn.execute(table.insert(), shape)
 
 
 def write_quarantine(conn: Connection, rows: list[QuarantineRow], run_id: str) -> int:
