@@ -363,3 +363,37 @@ def test_reading_in_worker_processes_stores_exactly_what_one_process_does(
         other.close()
     again = drain(ctx, 2)
     assert (again.sessions_new, again.messages_added) == (0, 0)
+
+
+def test_a_quarantined_line_is_stored_redacted_with_where_and_why(
+    ctx: Context, tmp_path: Path
+) -> None:
+    from sqlalchemy import select
+
+    from tests.redact.support import secret_of
+    from viva_store.db.schema import QUARANTINE, REDACTION
+    from viva_store.redact import RULES
+
+    rule = RULES[0]
+    secret = secret_of(rule)  # built at run time from the rule's own example
+    root = tmp_path / "claude"
+    path = claude_code(root, spec())
+    good = path.read_bytes()
+    bad = f"not json at all, but a key: {secret}\n".encode()
+    path.write_bytes(good + bad)
+    summary = run(ctx, **{"claude-code": root})
+    assert summary.lines_quarantined == 1
+    (row,) = ctx.store.read(lambda c: c.execute(select(QUARANTINE)).all())
+    assert (row.path, row.line, row.byte_offset, row.length) == (
+        str(path),
+        good.count(b"\n") + 1,
+        len(good),
+        len(bad),
+    )
+    assert (row.harness, row.run_id, row.reason) == ("claude-code", summary.run_id, "not JSON")
+    assert secret not in row.raw and f"[REDACTED:{rule.id}]" in row.raw
+    ledger = ctx.store.read(
+        lambda c: c.execute(select(REDACTION).where(REDACTION.c.quarantine_id == row.id)).all()
+    )
+    assert rule.id in {r.rule for r in ledger} and {r.field for r in ledger} == {"raw"}
+    assert summary.redactions >= len(ledger)
