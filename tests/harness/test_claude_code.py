@@ -252,6 +252,6 @@ def test_deep_nesting_does_not_raise() -> None:
 
 @pytest.mark.parametrize("value", ["a string", 42, [1, 2], None])
 def test_a_line_that_is_not_an_object_is_an_event(value: Any) -> None:
-    chunks = parse(Path("x.jsonl"), [Record(1, 0, value)])  # type: ignore[arg-type]
+    chunks = parse(Path("x.jsonl"), [Record(1, 0, value)])
     (event,) = messages(chunks)
     assert (event.role, event.kind, event.raw) == ("event", "non-object", {"value": value})

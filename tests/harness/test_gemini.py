@@ -159,7 +159,7 @@ def first_wins(chunks: list[ParsedChunk]) -> tuple[dict[str, Message], dict[str,
 META = {"sessionId": "s-1", "projectHash": "h", "startTime": "2026-05-01T10:00:00Z", "kind": "main"}
 
 
-UPDATES = [
+UPDATES: list[dict[str, Any]] = [
     META,
     {"id": "u1", "timestamp": "2026-05-01T10:00:01Z", "type": "user", "content": "hi"},
     {"id": "a1", "timestamp": "2026-05-01T10:00:02Z", "type": "gemini", "content": "",

@@ -228,8 +228,9 @@ def test_v3_fork_and_entry_types(tmp_path: Path) -> None:
     assert by_key["b0000003"].role == "system" and by_key["b0000003"].text == "Injected"
     assert by_key["b0000004"].role == "summary" and by_key["b0000004"].synthetic
     assert by_key["b0000005"].role == "system" and by_key["b0000005"].text == "hi"
-    assert by_key["b0000007"].role == "event" and by_key["b0000007"].raw["data"] == {"n": 1}
-    assert by_key["b0000008"].role == "event" and by_key["b0000008"].raw["extra"] == [1, 2]
+    custom, unknown = by_key["b0000007"], by_key["b0000008"]
+    assert custom.role == "event" and custom.raw is not None and custom.raw["data"] == {"n": 1}
+    assert unknown.role == "event" and unknown.raw is not None and unknown.raw["extra"] == [1, 2]
     assert by_key["b0000009"].text == "[image]"
     assert "AAAA" not in repr(by_key["b0000009"])
 

@@ -80,7 +80,7 @@ STORED_TOKENS = {
 def _tokens(ctx: Context, harness: str) -> dict[str, tuple[int, ...]]:
     names = ("input", "output", "cache_read", "cache_write", "reasoning")
     return {
-        s.native_id: tuple(s.tokens[n] for n in names)
+        s.native_id: tuple((s.tokens or {})[n] for n in names)
         for s in list_sessions(ctx, SessionFilter(harness=harness))
     }
 
@@ -221,19 +221,18 @@ def test_a_huge_line_a_zero_byte_and_a_non_json_file(ctx: Context, tmp_path: Pat
 def test_an_unreadable_file_is_a_problem_not_a_crash(
     ctx: Context, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import viva_store.importing.read as importer
+    from viva_store.importing.harness.lines import open_source as real_open
 
     root = tmp_path / "claude"
     claude_code(root, spec())
     locked = claude_code(root, spec("22222222-2222-4333-8444-555555555555"))
-    real_open = importer.open_source
 
     def refuse(path: Path):  # type: ignore[no-untyped-def]
         if Path(path) == locked:
             raise PermissionError(13, "Permission denied", str(path))
         return real_open(path)
 
-    monkeypatch.setattr(importer, "open_source", refuse)
+    monkeypatch.setattr("viva_store.importing.read.open_source", refuse)
     summary = run(ctx, **{"claude-code": root})
     assert summary.sessions_new == 1
     assert any(p.path == str(locked) and "Permission denied" in p.reason for p in summary.problems)
@@ -286,7 +285,7 @@ def test_unchanged_files_are_reported_as_one_event(ctx: Context, tmp_path: Path)
     assert again[0] == ImportStarted(3, total)
     assert again[1] == FilesUnchanged(2, total - paths[0].stat().st_size)
     assert [type(e) for e in again[2:]] == [FileImported]
-    assert again[2].path == str(paths[0])
+    assert isinstance(again[2], FileImported) and again[2].path == str(paths[0])
 
 
 def test_the_skip_decision_reads_fingerprints_only(ctx: Context, tmp_path: Path) -> None:

@@ -65,7 +65,7 @@ def load(path: Path) -> dict[str, Any]:
     return data
 
 
-def build_db(path: Path, storage: Path, *, drop_messages: set[str] = frozenset()) -> Path:
+def build_db(path: Path, storage: Path, *, drop_messages: frozenset[str] = frozenset()) -> Path:
     """An opencode.db holding the sessions, messages and parts of a legacy storage tree.
 
     Rows are written the way the JSON→SQLite migration writes them: ids in
@@ -249,7 +249,7 @@ def test_database_reads_like_the_tree(tmp_path: Path) -> None:
 def test_database_wins_over_tree(tmp_path: Path) -> None:
     shutil.copytree(V2, tmp_path / "storage")
     # the migration lost one message: the tree recovers exactly that one
-    build_db(tmp_path / "opencode.db", V2, drop_messages={"m_assistant_large_2"})
+    build_db(tmp_path / "opencode.db", V2, drop_messages=frozenset({"m_assistant_large_2"}))
     sources = list(opencode.discover(tmp_path))
     assert [(s.path.name, s.kind) for s in sources] == [
         ("opencode.db", "sqlite"),
