@@ -23,7 +23,8 @@ from viva_store.store import Context, Store
 
 REPO = Path(__file__).resolve().parents[1]
 MEMBERS = REPO / "members"
-FIXTURES = REPO.parent / "shared" / "fixtures" / "harness-samples"
+FIXTURES = REPO / "tests" / "fixtures"
+"""The project's own harness fixtures, shaped as each harness writes its files."""
 PG_URL = os.environ.get("VIVA_TEST_DB_URL")
 
 
