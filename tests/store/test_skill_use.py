@@ -43,6 +43,11 @@ def test_uses_by_id_by_native_id_and_by_prefix_are_one_use_per_session(deven: Ax
     assert used(ctx) == 3
     assert skills(ctx, "deven")["code-review"].uses == 2
     assert_cache_is_a_rebuild(ctx)
+    # A use without a basis stores SQL NULL there, not JSON null.
+    no_basis = select(func.count()).where(
+        SKILL_EVENT.c.kind == "used", SKILL_EVENT.c.basis.is_(None)
+    )
+    assert ctx.store.read(lambda c: c.execute(no_basis).scalar_one()) == 3
 
 
 def test_a_use_that_fails_after_its_event_writes_nothing(

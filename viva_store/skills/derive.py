@@ -2,8 +2,8 @@
 
 Run by the importer once an execution has ended (its outcome values the uses): the
 skills its transcript shows being read, and those read live with ``viva skill show``
-during it, get one credited use each. A classification change rebuilds the weights of
-the members whose session axis moved. See :mod:`viva_store.skills.uses`.
+during it, get one credited use each. An attribution change refreshes the axis rows and
+rebuilds the weights of the members whose axis moved. See :mod:`viva_store.skills.uses`.
 """
 
 from __future__ import annotations

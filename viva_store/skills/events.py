@@ -105,13 +105,14 @@ _INSERT = insert(SKILL_EVENT)
 
 
 def append_event(conn: Connection, **values: Any) -> int:
-    """Append one skill event (fields of :data:`EVENT_FIELDS`, the rest None); its id."""
-    fields: dict[str, Any] = dict.fromkeys(EVENT_FIELDS)
-    fields.update(values)
+    """Append one skill event (fields of :data:`EVENT_FIELDS`); returns its id. A field
+    not given, or None, is stored as SQL NULL (a ``basis`` too: not JSON ``null``)."""
+    fields = {k: v for k, v in values.items() if v is not None}
+    assert set(fields) <= set(EVENT_FIELDS), set(fields) - set(EVENT_FIELDS)
     at = fields["at"]
     assert isinstance(at, datetime), "an event needs its instant"
     fields["at"] = as_utc(at)
-    fields["reason"] = fields["reason"] or ""
+    fields.setdefault("reason", "")
     key = conn.execute(_INSERT, fields).inserted_primary_key
     assert key is not None
     return int(key[0])

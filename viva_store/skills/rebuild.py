@@ -2,8 +2,8 @@
 
 A rebuild recomputes every position from the member's current session axis, then the
 weights, set membership, tracks and use counts from the log. It runs when a member's
-axis changes (a session classified, unclassified or attributed by an execution), when a
-skill changes track, and on demand. Its states never come from the cache it replaces;
+axis changes (a session classified, unclassified or attributed by an execution) and on
+demand. Its states never come from the cache it replaces;
 writing them, it compares with the cache to leave equal rows alone.
 
 Most (member, skill) pairs have a simple history — one entry into the set, then uses —
@@ -15,8 +15,7 @@ axis; the few uses tied to no session are fetched with their positions and added
 as are entries and uses tied to executions, which Python places. Pairs with a richer
 history (uses from before a re-entry, owner corrections, uses in sessions that left the
 axis, sums out of a double's range) are rebuilt one by one from their events with the
-pure maths (:func:`viva_store.skills.state.state_from_events`), the reference
-path the tests compare everything with.
+pure maths (:mod:`viva_store.skills.pair`).
 """
 
 from __future__ import annotations
