@@ -21,7 +21,6 @@ from viva_store.config import Config, ensure_home, load_config
 from viva_store.db import engine as db_engine
 from viva_store.db.guards import missing_guards
 from viva_store.db.migrate import upgrade
-from viva_store.db.raw import RawTx, RawWriter
 from viva_store.db.schema import APPEND_ONLY
 from viva_store.errors import StoreError
 
@@ -34,7 +33,6 @@ class Store:
     def __init__(self, engine: Engine, config: Config) -> None:
         self.engine = engine
         self.config = config
-        self._raw = RawWriter(engine)
 
     @classmethod
     def open(cls, config: Config | None = None) -> Store:
@@ -62,11 +60,6 @@ class Store:
         """One short write transaction (retried while the store is busy)."""
         return db_engine.write(self.engine, work)
 
-    def write_raw(self, work: Callable[[RawTx], T]) -> T:
-        """One short write transaction on the DBAPI connection (a hot path's prepared
-        statements; see :mod:`viva_store.db.raw`), retried while the store is busy."""
-        return self._raw.write(work)
-
     def read(self, work: Callable[[Connection], T]) -> T:
         """One read transaction."""
         return db_engine.read(self.engine, work)
@@ -76,7 +69,6 @@ class Store:
         return clock.now()
 
     def close(self) -> None:
-        self._raw.close()
         self.engine.dispose()
 
 

@@ -112,51 +112,35 @@ def _install_write_lock(engine: Engine) -> None:
             conn.exec_driver_sql(PG_WRITE_LOCK)
 
 
-def is_busy(exc: BaseException) -> bool:
-    """Whether ``exc`` (the DBAPI's, or SQLAlchemy's wrapping it) says the store is busy
-    — another writer holds it — so that the transaction may be tried again."""
-    orig = getattr(exc, "orig", exc)
+def is_busy(exc: OperationalError) -> bool:
+    """Whether ``exc`` says the store is busy — another writer holds it — so that the
+    transaction may be tried again."""
+    orig = exc.orig
     if getattr(orig, "sqlstate", None) in _RETRY_STATES:
         return True
     text = str(orig).lower()
     return type(orig).__name__ == "OperationalError" and ("locked" in text or "busy" in text)
 
 
-def with_retries(attempt: Callable[[], T], busy: Callable[[Exception], bool]) -> T:
-    """``attempt()``, tried again with a growing random back-off while it fails with an
-    exception ``busy`` recognises; the last such failure becomes a :class:`StoreError`.
-    Any other exception propagates at once."""
-    delay = 0.02
-    for n in range(WRITE_RETRIES):
-        try:
-            return attempt()
-        except Exception as exc:
-            if not busy(exc):
-                raise
-            if n == WRITE_RETRIES - 1:
-                raise StoreError(f"cannot write the store: {getattr(exc, 'orig', exc)}") from exc
-            time.sleep(delay * (1 + random.random()))
-            delay = min(delay * 2, 1.0)
-    raise AssertionError("unreachable")
-
-
 def write(engine: Engine, work: Callable[[Connection], T]) -> T:
-    """Run ``work`` in one short write transaction, retrying while the store is busy.
+    """Run ``work`` in one short write transaction, retrying with a growing random
+    back-off while the store is busy; a failure that is not, or the last busy one,
+    becomes a :class:`StoreError`.
 
     Do slow work (parsing, redaction) *before* calling this: the write lock is
     held for the whole of ``work``.
     """
-
-    def attempt() -> T:
+    delay = 0.02
+    for attempt in range(WRITE_RETRIES):
         try:
             with engine.connect().execution_options(**{_WRITE: True}) as conn, conn.begin():
                 return work(conn)
         except OperationalError as exc:
-            if is_busy(exc):
-                raise
-            raise StoreError(f"cannot write the store: {exc.orig}") from exc
-
-    return with_retries(attempt, lambda exc: isinstance(exc, OperationalError) and is_busy(exc))
+            if not is_busy(exc) or attempt == WRITE_RETRIES - 1:
+                raise StoreError(f"cannot write the store: {exc.orig}") from exc
+            time.sleep(delay * (1 + random.random()))
+            delay = min(delay * 2, 1.0)
+    raise AssertionError("unreachable")
 
 
 _PG_READ = {"isolation_level": "REPEATABLE READ", "postgresql_readonly": True}

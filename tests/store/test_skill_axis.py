@@ -1,17 +1,18 @@
 """The session axes kept as rows (``skill_axis``): fresh after every attribution change,
-and the rebuild's placement from them equal to the live axis's."""
+checked against attribution, and the positions read from them those of the live axis."""
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from datetime import timedelta
 
+import pytest
 from sqlalchemy import Connection, delete, select
 
-from tests.store.test_skillset_support import T0, insert_sessions
+from tests.store.test_skillset_support import T0, insert_sessions, live_axis
 from viva_store.db.schema import SKILL_AXIS
-from viva_store.skills import axis_table as skill_axis_table
-from viva_store.skills.axis import Anchors, load_axes, place
-from viva_store.skills.axis_table import Placer, refresh_axes
+from viva_store.skills import axis as skill_axis
+from viva_store.skills.axis import Anchors, Placer, position_at, refresh_axes, session_count
 from viva_store.skills.skillset import check_cache, rebuild_skills
 from viva_store.store import Context
 from viva_store.triage.classify import unclassify
@@ -31,7 +32,7 @@ def _stored(ctx: Context, member: str) -> dict[str, int]:
 
 
 def _live(ctx: Context, member: str) -> dict[str, int]:
-    return ctx.store.read(lambda c: load_axes(c, [member])[member].ordinal)
+    return ctx.store.read(lambda c: live_axis(c, member)[1])
 
 
 def test_rows_follow_classify_and_unclassify(ctx: Context) -> None:
@@ -39,9 +40,11 @@ def test_rows_follow_classify_and_unclassify(ctx: Context) -> None:
     early = insert_sessions(ctx, "deven", [T0 - timedelta(hours=h) for h in (1, 2)], "early")
     assert _stored(ctx, "deven") == _live(ctx, "deven")
     assert _stored(ctx, "deven")[late[0]] == 3  # behind the two earlier sessions
+    assert ctx.store.read(lambda c: session_count(c, "deven")) == 7
     unclassify(ctx, [early[0]])
     assert _stored(ctx, "deven") == _live(ctx, "deven")
     assert early[0] not in _stored(ctx, "deven")
+    assert ctx.store.read(lambda c: session_count(c, "deven")) == 6
     assert check_cache(ctx) == []
 
 
@@ -53,36 +56,37 @@ def test_check_reports_stale_rows_and_rebuild_repairs_them(ctx: Context) -> None
     assert check_cache(ctx) == []
 
 
-def test_placer_matches_place_by_probe_and_by_load(ctx: Context) -> None:
+@pytest.mark.parametrize("probes", [1000, 0], ids=["by probe", "by load"])
+def test_positions_are_the_live_axis_counts(
+    ctx: Context, monkeypatch: pytest.MonkeyPatch, probes: int
+) -> None:
     starts = [T0 + timedelta(minutes=30 * k) for k in range(40)]
-    insert_sessions(ctx, "deven", starts, "p")
+    sids = insert_sessions(ctx, "deven", starts, "p")
     instants = [T0 - timedelta(hours=1)] + [
         s + timedelta(minutes=k % 3 * 10) for k, s in enumerate(starts)
     ]
+    expected = [bisect_right(starts, t) for t in instants]
+    monkeypatch.setattr(skill_axis, "_PROBES", probes)
 
-    def positions(conn: Connection, probes: int) -> list[int]:
-        skill_axis_table._PROBES = probes
+    def work(conn: Connection) -> tuple[list[int], list[int], list[int]]:
         placer = Placer(conn, Anchors())
         for t in instants:
             placer.want("deven", None, None, t)
+        for sid in sids:
+            placer.want("deven", sid, None, T0)
         placer.resolve()
-        return [placer.position("deven", None, None, t) for t in instants]
+        placed = [placer.position("deven", None, None, t) for t in instants]
+        ordinals = [placer.position("deven", sid, None, T0) for sid in sids]
+        return placed, ordinals, [position_at(conn, "deven", t) for t in instants]
 
-    def work(conn: Connection) -> tuple[list[int], list[int], list[int]]:
-        axis = load_axes(conn, ["deven"])["deven"]
-        expected = [place(axis, Anchors(), None, None, t) for t in instants]
-        return expected, positions(conn, 1000), positions(conn, 0)
-
-    saved = skill_axis_table._PROBES
-    try:
-        expected, probed, loaded = ctx.store.read(work)
-    finally:
-        skill_axis_table._PROBES = saved
-    assert probed == expected
-    assert loaded == expected
+    placed, ordinals, one_by_one = ctx.store.read(work)
+    assert placed == expected
+    assert one_by_one == expected
+    assert ordinals == list(range(1, len(sids) + 1))
 
 
 def test_refresh_all_members(ctx: Context) -> None:
     insert_sessions(ctx, "deven", [T0], "a")
+    ctx.store.write(lambda c: c.execute(delete(SKILL_AXIS)))
     ctx.store.write(lambda c: refresh_axes(c))
-    assert _stored(ctx, "deven") == _live(ctx, "deven")
+    assert _stored(ctx, "deven") == _live(ctx, "deven") == {"sa00000": 1}
