@@ -1,17 +1,17 @@
-"""What every pane shares: a title, help text, and an honest "unavailable" state."""
+"""What every pane shares: a title, help text, and the requests any pane may post."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import ClassVar
 
 from textual.containers import Vertical
 from textual.message import Message
-from textual.widget import Widget
-from textual.widgets import Static
 
 
 class Pane(Vertical):
-    """A pane of the main screen. Passive: it shows records and posts requests.
+    """A pane of the main screen. Passive: it shows records and posts requests, which
+    bubble up to the screen.
 
     ``HELP_TEXT`` (Markdown) is what F1 shows for it, above its keys.
     """
@@ -19,6 +19,15 @@ class Pane(Vertical):
     PANE_ID: ClassVar[str] = ""
     TITLE: ClassVar[str] = ""
     HELP_TEXT: ClassVar[str] = ""
+
+    @dataclass(eq=False, repr=False)
+    class TranscriptRequested(Message):
+        """Open a session's whole transcript in a dialog."""
+
+        session_id: str
+
+    class MemberPickRequested(Message):
+        """Ask the owner whose timeline and skills to show."""
 
     def __init__(self) -> None:
         super().__init__(id=self.PANE_ID, classes="pane")
@@ -35,10 +44,6 @@ class Pane(Vertical):
             self.requested = True
             self.request_data()
 
-    def ask(self, request: Message) -> None:
-        """Post a request straight to the screen, which answers it (no bubbling hops)."""
-        self.screen.post_message(request)
-
     def request_data(self) -> None:
         """Post the requests that fill the pane (override)."""
 
@@ -47,10 +52,3 @@ class Pane(Vertical):
         focusable = [w for w in self.query("*") if w.focusable and w.display]
         if focusable:
             focusable[0].focus()
-
-    def show_unavailable(self, message: str, into: Widget | None = None) -> None:
-        """Say plainly that this part of the pane cannot work in this build."""
-        target = into or self
-        for old in target.query(".unavailable"):
-            old.remove()
-        target.mount(Static(message, classes="unavailable"), before=0)
