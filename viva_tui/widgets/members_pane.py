@@ -187,4 +187,4 @@ highlighted member the one the Timeline and Skills panes show; **l** shows the
             return
         table = cast("RowTable", found.first())
         if 0 <= table.cursor_row < len(self.rows):
-            self.post_message(self.MemberChosen(self.rows[table.cursor_row].member.name))
+            self.ask(self.MemberChosen(self.rows[table.cursor_row].member.name))

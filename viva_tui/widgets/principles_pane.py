@@ -91,7 +91,7 @@ can be rolled back (nothing is deleted).
                 yield Static("Loading the queue…", id="principles-text")
 
     def request_data(self) -> None:
-        self.post_message(self.LoadRequested())
+        self.ask(self.LoadRequested())
 
     def focus_main(self) -> None:
         self.query_one(RowList).focus()
@@ -267,7 +267,7 @@ can be rolled back (nothing is deleted).
             return
         c = self._current()
         if c is not None:
-            self.post_message(self.DecisionRequested(action, c.id, c.member, c.text))
+            self.ask(self.DecisionRequested(action, c.id, c.member, c.text))
 
     def action_approve(self) -> None:
         self._decide("approve")
@@ -300,9 +300,7 @@ can be rolled back (nothing is deleted).
             self.notify(f"Version {ev.version} is already in force.")
             return
         text = ev.text or self.data.wording.get((ev.principle_id, ev.version), "")
-        self.post_message(
-            self.DecisionRequested("rollback", ev.principle_id, ev.member, text, ev.version)
-        )
+        self.ask(self.DecisionRequested("rollback", ev.principle_id, ev.member, text, ev.version))
 
     def action_evidence(self) -> None:
         c = self._current()
@@ -311,4 +309,4 @@ can be rolled back (nothing is deleted).
         if not c.evidence:
             self.notify("This candidate cites no evidence.")
             return
-        self.post_message(self.EvidenceRequested(tuple(c.evidence)))
+        self.ask(self.EvidenceRequested(tuple(c.evidence)))

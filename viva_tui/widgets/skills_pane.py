@@ -136,7 +136,7 @@ every 30 of the member's sessions (session track) or every 60 days (time track).
 
     def request_data(self) -> None:
         if self.member:
-            self.post_message(self.LoadRequested(self.member, self.include_forgotten))
+            self.ask(self.LoadRequested(self.member, self.include_forgotten))
 
     def watch_member(self) -> None:
         self.query_one("#skills-title", Static).update(self._title())
@@ -240,7 +240,7 @@ every 30 of the member's sessions (session track) or every 60 days (time track).
     def _ask_curve(self) -> None:
         skill = self.query_one(RowTable).current_key
         if skill and self.member:
-            self.post_message(self.CurveRequested(self.member, skill))
+            self.ask(self.CurveRequested(self.member, skill))
 
     def _row(self) -> SkillRow | None:
         key = self.query_one(RowTable).current_key
@@ -255,22 +255,22 @@ every 30 of the member's sessions (session track) or every 60 days (time track).
                 f"{row.name} is in the set ({row.status}); only a forgotten skill can be reclaimed."
             )
             return
-        self.post_message(self.ChangeRequested("reclaim", self.member, row.name))
+        self.ask(self.ChangeRequested("reclaim", self.member, row.name))
 
     def action_track(self) -> None:
         row = self._row()
         if row is None or self.member is None:
             return
         other = "time" if row.track == "session" else "session"
-        self.post_message(self.ChangeRequested("track", self.member, row.name, other))
+        self.ask(self.ChangeRequested("track", self.member, row.name, other))
 
     def action_body(self) -> None:
         if row := self._row():
-            self.post_message(self.BodyRequested(row.name))
+            self.ask(self.BodyRequested(row.name))
 
     def action_toggle_all(self) -> None:
         self.include_forgotten = not self.include_forgotten
         self.request_data()
 
     def action_choose_member(self) -> None:
-        self.post_message(self.MemberPickRequested())
+        self.ask(self.MemberPickRequested())

@@ -153,7 +153,7 @@ decisions between them.
         if self.member is None:
             return
         self.fetching = True
-        self.post_message(self.PageRequested(self.member, self.query_now, offset))
+        self.ask(self.PageRequested(self.member, self.query_now, offset))
 
     def show_first(self, member: str, page: Page, events: TimelineEvents) -> None:
         """The first page with the member's events."""
@@ -295,7 +295,7 @@ decisions between them.
 
     def _ask_preview(self) -> None:
         if sid := self._current_session():
-            self.post_message(self.PreviewRequested(sid))
+            self.ask(self.PreviewRequested(sid))
 
     def show_preview(self, transcript: Transcript) -> None:
         if transcript.session.id == self._current_session():
@@ -311,7 +311,7 @@ decisions between them.
             text = event.value.strip()
             self.searching = text or None
             if self.member and text:
-                self.post_message(self.SearchRequested(self.member, text))
+                self.ask(self.SearchRequested(self.member, text))
             elif self.member:
                 self._request(0)
         else:
@@ -339,7 +339,7 @@ decisions between them.
 
     def action_open(self) -> None:
         if sid := self._current_session():
-            self.post_message(self.TranscriptRequested(sid))
+            self.ask(self.TranscriptRequested(sid))
 
     def action_search(self) -> None:
         self.query_one("#timeline-search", Input).focus()
@@ -348,4 +348,4 @@ decisions between them.
         self.query_one("#timeline-harness", Select).focus()
 
     def action_choose_member(self) -> None:
-        self.post_message(self.MemberPickRequested())
+        self.ask(self.MemberPickRequested())

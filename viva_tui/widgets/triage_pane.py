@@ -294,7 +294,7 @@ files a session by itself.
 
     def _request(self, offset: int) -> None:
         self.fetching = True
-        self.post_message(self.PageRequested(self.query_now, offset))
+        self.ask(self.PageRequested(self.query_now, offset))
 
     def _schedule_preview(self) -> None:
         if self._preview_timer is not None:
@@ -304,7 +304,7 @@ files a session by itself.
     def _ask_preview(self) -> None:
         sid = self.current()
         if sid:
-            self.post_message(self.PreviewRequested(sid))
+            self.ask(self.PreviewRequested(sid))
 
     def on_select_changed(self, event: Select.Changed) -> None:
         event.stop()
@@ -354,15 +354,15 @@ files a session by itself.
 
     def action_assign(self, member: str) -> None:
         if ids := self.targets():
-            self.post_message(self.AssignRequested(ids, member))
+            self.ask(self.AssignRequested(ids, member))
 
     def action_nobody(self) -> None:
         if ids := self.targets():
-            self.post_message(self.AssignRequested(ids, None))
+            self.ask(self.AssignRequested(ids, None))
 
     def action_pick_member(self) -> None:
         if ids := self.targets():
-            self.post_message(self.PickRequested(ids))
+            self.ask(self.PickRequested(ids))
 
     def action_accept(self) -> None:
         ids = self.targets()
@@ -377,17 +377,17 @@ files a session by itself.
             why = reason.reason if reason else "no suggestion"
             self.notify(f"Nothing to accept: {why}.", severity="warning")
             return
-        self.post_message(self.AcceptRequested(tuple((sid, m) for sid, m in pairs if m)))
+        self.ask(self.AcceptRequested(tuple((sid, m) for sid, m in pairs if m)))
 
     def action_undo(self) -> None:
-        self.post_message(self.UndoRequested())
+        self.ask(self.UndoRequested())
 
     def action_filter(self) -> None:
         self.query_one("#triage-text", Input).focus()
 
     def action_open(self) -> None:
         if sid := self.current():
-            self.post_message(self.TranscriptRequested(sid))
+            self.ask(self.TranscriptRequested(sid))
 
     def action_fold(self) -> None:
         self.query_one(TranscriptView).toggle_fold()
