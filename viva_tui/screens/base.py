@@ -1,4 +1,5 @@
-"""What every flow of the main screen shares: the backend, the store's opening, errors.
+"""What every flow of the main screen shares: the backend, the store's opening, errors,
+and the transcript dialog (opened from Triage, Timeline and Principles alike).
 
 Each flow answers a pane's request in a named ``@work(thread=True, ...)`` method whose
 group, ``<pane>:<what>`` (``triage:page``), says in an error's title what failed.
@@ -92,7 +93,7 @@ class ServiceScreen(Screen[None]):
         if not get_current_worker().is_cancelled:
             self.post_message(message)
 
-    # Opened from Triage, Timeline and Principles alike.
+    # Transcripts ---------------------------------------------------------------------
 
     @on(Pane.TranscriptRequested)
     def _transcript_requested(self, message: Pane.TranscriptRequested) -> None:
