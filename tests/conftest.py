@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 from sqlalchemy import text
 
 from tests.store_templates import MIGRATED, TEAM, StoreTemplates, schema_url
@@ -33,6 +34,13 @@ REPO = Path(__file__).resolve().parents[1]
 MEMBERS = REPO / "members"
 FIXTURES = REPO.parent / "shared" / "fixtures" / "harness-samples"
 PG_URL = os.environ.get("VIVA_TEST_DB_URL")
+
+# Property tests without settings of their own: 300 examples, no deadline (a loaded
+# machine misses one), whichever modules a run collects.
+settings.register_profile(
+    "viva", max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.load_profile("viva")
 
 
 USES_A_STORE = {"store", "ctx", "cli_env"}
