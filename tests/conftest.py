@@ -4,10 +4,11 @@ Store tests run on SQLite by default and on PostgreSQL when
 ``VIVA_TEST_DB_URL`` names a server (CI runs the suite both ways). On
 PostgreSQL each test gets a schema of its own, dropped afterwards.
 
-A test that uses a store (``store``, ``ctx``, ``cli_env``) starts from a copy of a
-template store (see :mod:`tests.store_templates`): migrated, and with the shipped team
-when it asks for ``ctx``. A test that only asks for ``db_url`` or ``config``, or is
-marked ``fresh_store``, starts from an empty database.
+A test that uses a store starts from a copy of a template store (see
+:mod:`tests.store_templates`): the one it is marked with (``store_template``), else the
+recall history with ``recall_history``, else the shipped team with ``ctx``, else the
+migrated store with ``store`` or ``cli_env``. A test that only asks for ``db_url`` or
+``config``, or is marked ``fresh_store``, starts from an empty database.
 """
 
 from __future__ import annotations
@@ -23,15 +24,23 @@ import pytest
 from hypothesis import HealthCheck, settings
 from sqlalchemy import text
 
-from tests.store_templates import MIGRATED, TEAM, StoreTemplates, schema_url
+from tests.store.recall_fixtures import NOW as HISTORY_NOW
+from tests.store.recall_fixtures import RECALL_HISTORY, build_history
+from tests.store_templates import (
+    MEMBERS,
+    MIGRATED,
+    TEAM,
+    StoreTemplates,
+    Template,
+    load_shipped_team,
+    schema_url,
+)
 from viva_store.access import OWNER
 from viva_store.config import Config
 from viva_store.db import migrate
-from viva_store.members.roster import load_team
 from viva_store.store import Context, Store
 
 REPO = Path(__file__).resolve().parents[1]
-MEMBERS = REPO / "members"
 FIXTURES = REPO.parent / "shared" / "fixtures" / "harness-samples"
 PG_URL = os.environ.get("VIVA_TEST_DB_URL")
 
@@ -43,9 +52,16 @@ settings.register_profile(
 settings.load_profile("viva")
 
 
-USES_A_STORE = {"store", "ctx", "cli_env"}
-TEMPLATE_KIND = pytest.StashKey[str | None]()
-"""Which template a test's database was copied from (None: it started empty)."""
+TEMPLATE_OF_FIXTURE = (
+    ("recall_history", RECALL_HISTORY),
+    ("ctx", TEAM),
+    ("store", MIGRATED),
+    ("cli_env", MIGRATED),
+)
+"""The template a test's store is copied from: that of the first of these it uses."""
+COPIED = pytest.StashKey[tuple[Template | None, object]]()
+"""The template a test's database was copied from (None: it started empty), and what
+the template's build returned."""
 
 
 def pytest_report_header() -> str:
@@ -57,6 +73,11 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers",
         "fresh_store: the test's store starts from an empty database, not a template "
         "(the test exercises migrations or store creation)",
+    )
+    config.addinivalue_line(
+        "markers",
+        "store_template(template): the test's store starts as a copy of this "
+        "tests.store_templates.Template",
     )
 
 
@@ -82,20 +103,22 @@ def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
 @pytest.fixture(scope="session")
 def store_templates(tmp_path_factory: pytest.TempPathFactory) -> Iterator[StoreTemplates]:
     """The session's template stores (built on first use)."""
-    templates = StoreTemplates(tmp_path_factory.mktemp("templates"), MEMBERS, PG_URL)
+    templates = StoreTemplates(tmp_path_factory.mktemp("templates"), PG_URL)
     try:
         yield templates
     finally:
         templates.close()
 
 
-def _template_for(request: pytest.FixtureRequest) -> str | None:
+def _template_for(request: pytest.FixtureRequest) -> Template | None:
     if request.node.get_closest_marker("fresh_store"):
         return None
+    marked = request.node.get_closest_marker("store_template")
+    if marked:
+        template: Template = marked.args[0]
+        return template
     names = set(request.fixturenames)
-    if "ctx" in names:
-        return TEAM
-    return MIGRATED if names & USES_A_STORE else None
+    return next((template for name, template in TEMPLATE_OF_FIXTURE if name in names), None)
 
 
 @pytest.fixture
@@ -104,20 +127,22 @@ def db_url(
 ) -> Iterator[str]:
     """The database URL under test: a copy of a template when the test uses a store,
     else empty."""
-    kind = _template_for(request)
-    request.node.stash[TEMPLATE_KIND] = kind
+    template = _template_for(request)
+    built: object = None
     if not PG_URL:
         path = tmp_path / "home" / "viva.db"
-        if kind:
-            store_templates.copy_file(kind, path)
+        if template:
+            built = store_templates.copy_file(template, path)
+        request.node.stash[COPIED] = (template, built)
         yield f"sqlite:///{path}"
         return
     schema = "t_" + secrets.token_hex(6)
     admin = store_templates.admin
     with admin.begin() as conn:
         conn.execute(text(f"CREATE SCHEMA {schema}"))
-        if kind:
-            store_templates.copy_schema(kind, conn, schema)
+        if template:
+            built = store_templates.copy_schema(template, conn, schema)
+    request.node.stash[COPIED] = (template, built)
     try:
         yield schema_url(PG_URL, schema)
     finally:
@@ -143,10 +168,24 @@ def store(config: Config) -> Iterator[Store]:
 def ctx(request: pytest.FixtureRequest, store: Store) -> Context:
     """The owner's context on a store loaded with the shipped team and library."""
     owner = Context(store, OWNER)
-    if request.node.stash[TEMPLATE_KIND] != TEAM:
-        loaded = load_team(owner, MEMBERS)
-        assert loaded.errors == ()
+    template, _ = request.node.stash[COPIED]
+    if template in (None, MIGRATED):
+        load_shipped_team(owner)
     return owner
+
+
+@pytest.fixture
+def recall_history(
+    request: pytest.FixtureRequest, ctx: Context, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> dict[str, str]:
+    """The recall tests' team history (:func:`tests.store.recall_fixtures.build_history`),
+    the clock set to its ``NOW``; native session id -> Viva session id."""
+    monkeypatch.setenv("VIVA_NOW", HISTORY_NOW.isoformat())
+    template, built = request.node.stash[COPIED]
+    if template is RECALL_HISTORY:
+        assert isinstance(built, dict)
+        return dict(built)
+    return build_history(ctx, tmp_path / "claude")
 
 
 @pytest.fixture
