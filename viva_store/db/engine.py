@@ -153,7 +153,7 @@ def damage(exc: DatabaseError) -> StoreError | None:
             f"the store is damaged ({reason}): restore a backup, or move the file away"
             " to start a new store"
         )
-    if "readonly database" in text or "read-only" in text:
+    if "readonly database" in text:  # SQLite's; a read-only transaction is a bug, not this
         return StoreError(f"the store is read-only ({reason}): it can be read, not changed")
     return None
 
