@@ -3,13 +3,17 @@ engines; re-running it changes nothing."""
 
 from __future__ import annotations
 
+import importlib.util
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Connection, func, insert, select
 
 from tests.redact.support import secret_of, survivors
+from viva_store import migrations
 from viva_store.db.schema import (
+    APPEND_ONLY,
     ENGAGEMENT_EVENT,
     MESSAGE,
     RECALL_MARK,
@@ -23,6 +27,7 @@ from viva_store.recheck.service import (
     run_upgrade,
     upgrade_if_older,
 )
+from viva_store.recheck.tables import VERSIONED
 from viva_store.redact import RULES_BY_ID, RULESET_VERSION
 from viva_store.store import Context
 
@@ -195,3 +200,16 @@ def _any_session(ctx: Context, conn: Connection) -> str:
         )
     )
     return "s-upgrade"
+
+
+def test_the_upgrade_rewrites_only_columns_the_guards_admit() -> None:
+    """The text columns the upgrade rewrites are the ones migration 0015 let the guards
+    admit (a later migration that widens one re-installs the guards and updates both)."""
+    path = Path(migrations.__file__).parent / "versions" / "0015_redaction_upgrade.py"
+    spec = importlib.util.spec_from_file_location("revision_0015", path)
+    assert spec is not None and spec.loader is not None
+    revision = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(revision)
+    admitted = {table: set(columns) for table, columns in revision.REWRITABLE.items()}
+    assert {t.name: set(t.columns) for t in VERSIONED} == admitted
+    assert set(admitted) <= set(APPEND_ONLY)
