@@ -48,6 +48,7 @@ def test_upgrade_human_output_and_owner_only(
     monkeypatch.setenv("VIVA_GRANT", issue_grant(old_records, "deven").token)
     refused = run(["redact", "--upgrade"])
     assert refused.code == 1 and "only the owner" in refused.err
+    assert "only the owner" in run(["redact"]).err
     monkeypatch.delenv("VIVA_GRANT")
 
     done = run(["redact", "--upgrade"])

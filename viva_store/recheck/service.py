@@ -299,7 +299,9 @@ class RedactionStatus(JsonRecord):
 
 
 def redaction_status(ctx: Context) -> RedactionStatus:
-    """The rule-set versions the store holds, counted without changing anything."""
+    """The rule-set versions the store holds, counted without changing anything (owner:
+    the counts span every member's records)."""
+    require_owner(ctx.actor, "count the store's records by rule set")
     older = ctx.store.read(older_records)
     last = ctx.store.read(stored_version)
     return RedactionStatus(RULESET_VERSION, last, sum(older.values()), older)
