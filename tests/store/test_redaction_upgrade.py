@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,7 @@ from viva_store.db.schema import (
 from viva_store.recall.service import recall
 from viva_store.recheck.service import (
     redaction_status,
+    remember_version,
     run_upgrade,
     upgrade_if_older,
 )
@@ -165,23 +167,24 @@ def test_running_the_upgrade_again_changes_nothing(
     assert not redaction_status(ctx).upgrade_due
 
 
-def test_the_importer_hook_upgrades_only_when_something_is_older(ctx: Context) -> None:
-    run_upgrade(ctx, by="the owner")
+def test_the_importer_hook_upgrades_when_the_store_predates_the_rules(ctx: Context) -> None:
+    assert upgrade_if_older(ctx) is not None, "a store never upgraded is upgraded once"
     assert upgrade_if_older(ctx) is None
-    secret = _secret()
     ctx.store.write(
         lambda c: c.execute(
             insert(RECALL_MARK).values(
-                session_id=_any_session(ctx, c), importance=None, actor="o", at=AT, note=secret
+                session_id=_any_session(ctx, c), importance=None, actor="o", at=AT, note=_secret()
             )
         )
     )
     status = redaction_status(ctx)
     assert status.older == {"recall_mark": 1} and status.upgrade_due
+    ctx.store.write(partial(remember_version, version="0"))  # as if the rules grew since
 
     report = upgrade_if_older(ctx, by="import")
 
     assert report is not None and report.records_changed == 1 and report.redactions_added == 1
+    assert upgrade_if_older(ctx) is None
 
 
 def _any_session(ctx: Context, conn: Connection) -> str:

@@ -314,10 +314,12 @@ def redact_upgrade(ctx: Context) -> UpgradeReport:
 
 
 def upgrade_if_older(ctx: Context, by: str = "import") -> UpgradeReport | None:
-    """For the importer: re-check what older rules redacted, if anything (None: nothing
-    was older). Cheap when nothing is: one count per versioned table."""
+    """For the importer: run the upgrade when the store's last one predates the current
+    rules (None: it does not, and nothing was read but one ``store_meta`` row). Rows
+    written since then with an unknown version wait for the next rule-set change or
+    ``viva redact --upgrade``, which counts them."""
     last = ctx.store.read(stored_version)
-    if (last is not None and not is_older(last)) and not ctx.store.read(older_records):
+    if last is not None and not is_older(last):
         return None
     return run_upgrade(ctx, by=by)
 
