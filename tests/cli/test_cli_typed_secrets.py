@@ -115,6 +115,13 @@ def test_engagement_state_and_marks_are_redacted(
         assert {r.ruleset for r in rows if "REDACTED" in (r.note or "")} == {RULESET_VERSION}
 
 
+def test_a_grant_note_is_redacted(history: dict[str, str], ctx: Context, tmp_path: Path) -> None:
+    gh, _ = _secrets()
+    granted = _ok("grant", "deven", "--note", f"for the bot using {gh}")
+    assert _printed(granted) == []
+    assert _on_disk(ctx, tmp_path / "home") == []
+
+
 def test_an_imported_skill_body_is_redacted(
     history: dict[str, str], ctx: Context, tmp_path: Path
 ) -> None:
