@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import io
 import os
 import sys
+from typing import TextIO
 
 import typer
 
+from viva_store.errors import VivaError, redacted, unexpected_error_line
 from viva_tui.commands import (
     demo,
     importing,
     launch,
     principles,
     recall,
+    redact,
     sessions,
     skills,
     team,
@@ -32,6 +36,7 @@ COMMAND_GROUPS = (
     sessions.app,
     skills.top,
     recall.app,
+    redact.app,
     demo.app,
     tui.app,
     launch.app,
@@ -52,10 +57,52 @@ def _default(ctx: typer.Context) -> None:
         tui.open_app()
 
 
-def main() -> None:
-    """Entry point: run the command; errors become one line on stderr."""
-    from viva_store.errors import VivaError
+class _RedactingStream(io.TextIOBase):
+    """A text stream that redacts each line before passing it on: what click and typer
+    print themselves (a usage error quotes the value the user typed) goes through the
+    same redactor as Viva's own messages. Lines are held until complete."""
 
+    def __init__(self, target: TextIO) -> None:
+        self._target = target
+        self._pending = ""
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        self._pending += text
+        if "\n" in self._pending:
+            done, self._pending = self._pending.rsplit("\n", 1)
+            self._target.write(redacted(done + "\n"))
+        return len(text)
+
+    def flush(self) -> None:
+        if self._pending:
+            self._target.write(redacted(self._pending))
+            self._pending = ""
+        self._target.flush()
+
+    def isatty(self) -> bool:
+        return self._target.isatty()
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]
+        return getattr(self._target, "encoding", "utf-8") or "utf-8"
+
+
+def main() -> None:
+    """Entry point: run the command; errors become one line on stderr, never quoting a
+    secret the user typed."""
+    stderr = sys.stderr
+    sys.stderr = _RedactingStream(stderr)
+    try:
+        _run()
+    finally:
+        sys.stderr.flush()
+        sys.stderr = stderr
+
+
+def _run() -> None:
     try:
         # Standalone mode: typer prints usage errors itself and exits 2.
         app()
@@ -69,7 +116,7 @@ def main() -> None:
         if os.environ.get("VIVA_DEBUG"):
             raise
         sys.stderr.write(
-            f"viva: internal error: {type(exc).__name__}: {' '.join(str(exc).split())[:300]} "
+            f"viva: internal error: {unexpected_error_line(exc)} "
             "(set VIVA_DEBUG=1 for the traceback)\n"
         )
         sys.exit(1)

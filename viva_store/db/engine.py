@@ -2,9 +2,9 @@
 
 One engine per process, made by :func:`make_engine` when a store is opened,
 never at import time. On SQLite every connection gets WAL, foreign keys, a
-busy timeout and recursive triggers (so a REPLACE conflict clause fires the
-append-only ``DELETE`` guards); write transactions start with
-``BEGIN IMMEDIATE`` so the write lock is taken up front rather than upgraded
+busy timeout and recursive triggers (the append-only guards refuse a REPLACE
+with or without them, see :mod:`viva_store.db.guards`); write transactions start
+with ``BEGIN IMMEDIATE`` so the write lock is taken up front rather than upgraded
 half-way, which is what makes "database is locked" retryable.
 
 On PostgreSQL a write transaction takes the same one lock up front: a

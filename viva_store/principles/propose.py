@@ -22,6 +22,7 @@ from viva_store.members.roster import get_member
 from viva_store.principles.load import Loaded, candidates, load, lock
 from viva_store.principles.records import CandidateRecord
 from viva_store.principles.state import PROPOSED, iso_week
+from viva_store.redact import RULESET_VERSION, redact_typed
 from viva_store.sessions.service import resolve_ids
 from viva_store.store import Context
 
@@ -48,7 +49,8 @@ def require_proposer(ctx: Context, member: str) -> None:
 
 
 def _clean(value: str, what: str) -> str:
-    value = value.strip()
+    """What was typed, redacted and trimmed; refused when empty or too long."""
+    value = redact_typed(value).strip()
     if not value:
         raise InvalidInput(f"{what} is empty")
     if len(value) > MAX_TEXT:
@@ -146,6 +148,7 @@ def propose(
                 week=iso_week(now),
                 replaces_version=state.active if state else None,
                 created_at=now,
+                ruleset=RULESET_VERSION,
             )
         )
         basis: dict[str, Any] = {"active_event_id": active_event, "evidence": cited}
@@ -160,6 +163,7 @@ def propose(
                 batch_id=None,
                 at=now,
                 basis=basis,
+                ruleset=RULESET_VERSION,
             )
         )
         return vid

@@ -15,6 +15,7 @@ from viva_store.redact.engine import (
     redact_text,
 )
 from viva_store.redact.rules import RULES, RULES_BY_ID, Rule
+from viva_store.redact.typed import redact_typed
 
 __all__ = [
     "RULES",
@@ -26,4 +27,5 @@ __all__ = [
     "may_hold_secret",
     "redact_obj",
     "redact_text",
+    "redact_typed",
 ]
