@@ -140,7 +140,15 @@ class VivaApp(App[None]):
     def _store_not_opened(self, event: Worker.StateChanged) -> None:
         """The app's own worker (the screen's workers report to the screen's handler)."""
         if event.worker.group == OPEN and event.state == WorkerState.ERROR and event.worker.error:
-            self.show_error(event.worker.error, "opening the store")
+            from viva_tui.screens.unavailable import StoreUnavailable
+
+            error = event.worker.error
+            if not isinstance(error, VivaError):
+                self.log.error("".join(traceback.format_exception(error)))
+            reason = (
+                str(error) if isinstance(error, VivaError) else f"{type(error).__name__}: {error}"
+            )
+            self.push_screen(StoreUnavailable(reason))
 
     def _theme_changed(self, theme: Theme) -> None:
         self.remember(theme=theme.name)
