@@ -14,7 +14,10 @@ import typer.main
 from tests.cli.runner import Result, run
 from tests.store.recall_fixtures import NOW
 from viva_store.demo.harness_files import SessionSpec, Turn, claude_code
+from viva_store.demo.service import build_demo
+from viva_store.errors import AccessDenied
 from viva_store.importing.pipeline import run_import
+from viva_store.members.grants import issue_grant, resolve_actor
 from viva_store.store import Context
 from viva_tui import cli
 
@@ -179,3 +182,16 @@ def test_every_listing_takes_json() -> None:
 
     walk(typer.main.get_command(cli.app), ())
     assert lacking == LISTINGS_WITHOUT_JSON
+
+
+def test_a_members_grant_may_not_build_a_demo(
+    ctx: Context, cli_env: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("VIVA_GRANT", issue_grant(ctx, "deven").token)
+    target = tmp_path / "demo"
+    refused(run(["demo", "--no-tui", "--home", str(target)]), "only the owner", "demo")
+    assert not target.exists()
+    member = ctx.as_actor(resolve_actor(ctx.store, issue_grant(ctx, "deven").token))
+    with pytest.raises(AccessDenied):
+        build_demo(target, actor=member.actor)
+    assert not target.exists()
