@@ -195,3 +195,28 @@ def test_a_members_grant_may_not_build_a_demo(
     with pytest.raises(AccessDenied):
         build_demo(target, actor=member.actor)
     assert not target.exists()
+
+
+def test_a_use_on_a_sub_agent_session_names_the_parent(
+    ctx: Context, cli_env: str, tmp_path: Path
+) -> None:
+    root = tmp_path / "claude"
+    parent = "ffffffff-0000-4000-8000-000000000006"
+    start = datetime(2026, 5, 20, 9, tzinfo=UTC)
+    claude_code(root, SessionSpec(parent, "/src/viva", start, (Turn("do it", "done"),), "m"))
+    sub = claude_code(
+        tmp_path / "x", SessionSpec("agent-1", "/src/viva", start, (Turn("sub", "ok"),), "m")
+    )
+    child_dir = root / "-src-viva" / parent / "subagents"
+    child_dir.mkdir(parents=True)
+    (child_dir / "agent-abc123.jsonl").write_bytes(sub.read_bytes())
+    for _ in run_import(ctx, ["claude-code"], {"claude-code": str(root)}):
+        pass
+    assert run(["classify", parent, "--member", "deven"]).code == 0
+    found = json.loads(run(["sessions", "--member", "deven", "--json"]).out)
+    child = next(s["id"] for s in found if s["native_id"] != parent)
+    parent_id = next(s["id"] for s in found if s["native_id"] == parent)
+    use = ["skill", "use", "deven", "code-review", "--outcome", "success", "--session"]
+    refused(run([*use, child]), "sub-agent", parent_id)
+    assert "not one of" not in run([*use, child]).err  # it is deven's session
+    assert run([*use, parent_id]).code == 0
