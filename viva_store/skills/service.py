@@ -11,6 +11,7 @@ in :mod:`~viva_store.skills.rebuild`; a member's set in :mod:`~viva_store.skills
 
 from __future__ import annotations
 
+from viva_store.skills.events import instant_of_day
 from viva_store.skills.library import get_skill, import_skills, list_library
 from viva_store.skills.membership import add_skill, reclaim_skill, set_track
 from viva_store.skills.project import project
@@ -43,6 +44,7 @@ __all__ = [
     "correct_use",
     "get_skill",
     "import_skills",
+    "instant_of_day",
     "list_library",
     "list_skills",
     "project",

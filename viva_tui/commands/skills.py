@@ -12,9 +12,10 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from viva_tui.commands.common import JsonOpt, context, print_json, table, warn
+from viva_tui.commands.output import key, when
 
 if TYPE_CHECKING:
-    from viva_store.skills.service import SkillChange
+    from viva_store.skills.service import SkillChange, SkillCurve
 
 app = typer.Typer(help="The team skill library and each member's skill set.", no_args_is_help=True)
 top = typer.Typer()  # top-level commands that belong here: `viva project`
@@ -223,16 +224,36 @@ def curve(member: Member, name: SkillName, json_: JsonOpt = False) -> None:
     if json_:
         print_json(c)
         return
-    unit = "session" if c.track == "session" else "day"
     typer.echo(f"{member} / {name}: {c.status}, {c.track} track, weight now {c.weight_now:.3f}")
+    if c.track == "time":
+        _time_curve(c)
+        return
     if c.crosses_at is not None:
         typer.echo(
-            f"falls below {c.forget_below:g} at {unit} {c.crosses_at:.1f} "
+            f"falls below {c.forget_below:g} at session {c.crosses_at:.1f} "
             f"({c.crosses_at - c.a_now:+.1f} from now)"
         )
     if c.forget_due_at is not None:
-        typer.echo(f"could be forgotten from {unit} {c.forget_due_at:.1f}")
-    table(None, [unit, "event", "value"], [(f"{a:g}", k, f"{v:g}") for a, k, v in c.marks])
+        typer.echo(f"could be forgotten from session {c.forget_due_at:.1f}")
+    table(None, ["session", "event", "value"], [(f"{a:g}", k, f"{v:g}") for a, k, v in c.marks])
+
+
+def _time_curve(c: SkillCurve) -> None:
+    """A time-track curve in dates (its axis counts days; users read calendars)."""
+    from viva_store.skills.service import instant_of_day
+
+    if c.crosses_on is not None and c.crosses_at is not None:
+        typer.echo(
+            f"falls below {c.forget_below:g} on {when(c.crosses_on, '%Y-%m-%d')} "
+            f"({c.crosses_at - c.a_now:+.1f} days from now)"
+        )
+    if c.forget_due_on is not None:
+        typer.echo(f"could be forgotten from {when(c.forget_due_on, '%Y-%m-%d')}")
+    table(
+        None,
+        [key("when"), "event", "value"],
+        [(when(instant_of_day(a)), k, f"{v:g}") for a, k, v in c.marks],
+    )
 
 
 @app.command("rebuild")
