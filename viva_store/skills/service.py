@@ -14,6 +14,7 @@ from __future__ import annotations
 from viva_store.skills.events import instant_of_day
 from viva_store.skills.library import get_skill, import_skills, list_library
 from viva_store.skills.membership import add_skill, reclaim_skill, set_track
+from viva_store.skills.params import SkillParams
 from viva_store.skills.project import project
 from viva_store.skills.records import (
     MemberSkillRecord,
@@ -28,6 +29,7 @@ from viva_store.skills.skillset import (
     rebuild_skills,
     skill_curve,
     skill_history,
+    skill_parameters,
     trial_until,
 )
 from viva_store.skills.uses import OUTCOMES, correct_use, read_skill, record_use
@@ -39,6 +41,7 @@ __all__ = [
     "SkillChange",
     "SkillCurve",
     "SkillEventRecord",
+    "SkillParams",
     "add_skill",
     "check_cache",
     "correct_use",
@@ -55,5 +58,6 @@ __all__ = [
     "set_track",
     "skill_curve",
     "skill_history",
+    "skill_parameters",
     "trial_until",
 ]

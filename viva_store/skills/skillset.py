@@ -55,6 +55,7 @@ __all__ = [
     "set_track",
     "skill_curve",
     "skill_history",
+    "skill_parameters",
     "status_of",
     "trial_until",
 ]
@@ -62,6 +63,12 @@ __all__ = [
 
 def _params(ctx: Context) -> SkillParams:
     return skill_params(ctx.store.config.section("skills"))
+
+
+def skill_parameters(ctx: Context) -> SkillParams:
+    """The store's skill numbers: config.toml ``[skills]`` over the defaults (a demo store
+    decays faster). Help texts and dialogs quote these, never the defaults."""
+    return _params(ctx)
 
 
 def _settled(ctx: Context, member: str, action: str) -> Settled:
