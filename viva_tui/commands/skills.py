@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 from dataclasses import asdict
-from datetime import datetime
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -12,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from viva_tui.commands.common import JsonOpt, context, print_json, table, warn
-from viva_tui.commands.output import key, when
+from viva_tui.commands.output import key, line, when
 
 if TYPE_CHECKING:
     from viva_store.skills.service import SkillChange, SkillCurve
@@ -30,7 +29,7 @@ def library(json_: JsonOpt = False) -> None:
     if json_:
         print_json(skills)
         return
-    table(None, ["skill", "description"], [(s.name, _short(s.description)) for s in skills])
+    table(None, [key("skill"), line("description")], [(s.name, s.description) for s in skills])
 
 
 @app.command("import")
@@ -108,15 +107,12 @@ def list_(
         return
     table(
         None,
-        ["skill", "weight", "track", "status", "uses", "last used"],
-        [
-            (s.name, f"{s.weight:.3f}", s.track, s.status, s.uses, _when(s.last_used))
-            for s in skills
-        ],
+        [key("skill"), "weight", "track", "status", "uses", key("last used")],
+        [(s.name, f"{s.weight:.3f}", s.track, s.status, s.uses, when(s.last_used)) for s in skills],
     )
     until = trial_until(ctx)
     if until is not None:
-        warn(f"forgetting is on trial until {_when(until)}: nothing is forgotten yet")
+        warn(f"forgetting is on trial until {when(until)}: nothing is forgotten yet")
 
 
 @app.command("use")
@@ -162,16 +158,16 @@ def history(
         return
     table(
         None,
-        ["#", "when", "skill", "event", "value", "by", "reason"],
+        [key("#"), key("when"), key("skill"), "event", "value", "by", line("reason")],
         [
             (
                 e.id,
-                _when(e.at),
+                when(e.at),
                 e.skill,
                 e.kind + (f" → {e.track}" if e.track else ""),
                 "" if e.value is None else f"{e.value:g}",
                 e.actor,
-                _short(e.reason, 50),
+                e.reason,
             )
             for e in events
         ],
@@ -291,7 +287,7 @@ def project(
         return
     table(
         f"{member}: {len(p.skills)} of {p.candidates} skills (at most {p.limit})",
-        ["#", "skill", "relevance", "weight", "why"],
+        ["#", key("skill"), "relevance", "weight", "why"],
         [(s.rank, s.name, f"{s.relevance:.3f}", f"{s.weight:.3f}", s.reason) for s in p.skills],
     )
     for s in p.not_picked:
@@ -305,12 +301,3 @@ def _print_change(change: SkillChange, json_: bool) -> None:
         print_json(change)
     else:
         typer.echo(change.message)
-
-
-def _when(at: datetime | None) -> str:
-    return "" if at is None else at.strftime("%Y-%m-%d %H:%M")
-
-
-def _short(text: str, width: int = 90) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= width else text[: width - 1] + "…"
