@@ -13,6 +13,14 @@ from datetime import datetime
 from viva_store.errors import InvalidInput
 from viva_store.principles import service as principles
 from viva_store.principles.service import PrincipleEventRecord
+from viva_store.principles.state import (
+    APPROVED,
+    DEFERRED,
+    PROPOSED,
+    REJECTED,
+    RETIRED,
+    ROLLED_BACK,
+)
 from viva_store.sessions.records import KINDS, TimelineItem
 from viva_store.sessions.service import SessionFilter, check_member, list_sessions
 from viva_store.skills import service as skills
@@ -20,12 +28,12 @@ from viva_store.skills.service import SkillEventRecord
 from viva_store.store import Context
 
 PRINCIPLE_ACTIONS = {
-    "proposed": "principle proposed",
-    "approved": "principle approved",
-    "rejected": "principle rejected",
-    "deferred": "principle deferred",
-    "rolled_back": "principle rolled back",
-    "retired": "principle retired",
+    PROPOSED: "principle proposed",
+    APPROVED: "principle approved",
+    REJECTED: "principle rejected",
+    DEFERRED: "principle deferred",
+    ROLLED_BACK: "principle rolled back",
+    RETIRED: "principle retired",
 }
 """Principle events worth a line, and how each reads."""
 QUIET_SKILL_KINDS = ("projected",)
