@@ -20,6 +20,8 @@ from viva_tui.commands import (
     sessions,
     skills,
     team,
+    timeline,
+    triage,
     tui,
 )
 
@@ -29,11 +31,14 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
     no_args_is_help=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
 COMMAND_GROUPS = (
     team.app,
     importing.app,
     sessions.app,
+    triage.app,
+    timeline.app,
     skills.top,
     recall.app,
     redact.app,
@@ -103,9 +108,23 @@ def main() -> None:
 
 
 def _run() -> None:
+    from viva_tui.commands.common import UsageError
+
     try:
-        # Standalone mode: typer prints usage errors itself and exits 2.
-        app()
+        code = app(standalone_mode=False)
+    except typer.TyperException as exc:  # typer's own refusals: a usage error exits 2
+        if type(exc).__name__ == "NoArgsIsHelpError":
+            sys.exit(2)  # a bare group: its help is printed already
+        where = getattr(exc, "ctx", None)
+        hint = f" (see `{where.command_path} --help`)" if where is not None else ""
+        sys.stderr.write(f"viva: {' '.join(exc.format_message().split())}{hint}\n")
+        sys.exit(exc.exit_code)
+    except typer.Abort:
+        sys.stderr.write("viva: aborted\n")
+        sys.exit(1)
+    except UsageError as exc:
+        sys.stderr.write(f"viva: {exc}\n")
+        sys.exit(2)
     except VivaError as exc:
         sys.stderr.write(f"viva: {exc}\n")
         sys.exit(1)
@@ -120,6 +139,8 @@ def _run() -> None:
             "(set VIVA_DEBUG=1 for the traceback)\n"
         )
         sys.exit(1)
+    if isinstance(code, int) and code:
+        sys.exit(code)
 
 
 if __name__ == "__main__":

@@ -127,6 +127,7 @@ CALLS: dict[str, Callable[[Context], Any]] = {
     "viva_store.sessions.service.session_messages": per_member(
         lambda c, n: sessions.session_messages(c, native_id(n))
     ),
+    "viva_store.sessions.service.member_timeline": per_member(sessions.member_timeline),
     "viva_store.triage.suggest.suggest": suggest.suggest,
     "viva_store.principles.service.active_principles": principle_reader(
         marker, principles.active_principles, NAMES

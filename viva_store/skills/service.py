@@ -11,8 +11,10 @@ in :mod:`~viva_store.skills.rebuild`; a member's set in :mod:`~viva_store.skills
 
 from __future__ import annotations
 
+from viva_store.skills.events import instant_of_day
 from viva_store.skills.library import get_skill, import_skills, list_library
 from viva_store.skills.membership import add_skill, reclaim_skill, set_track
+from viva_store.skills.params import SkillParams
 from viva_store.skills.project import project
 from viva_store.skills.records import (
     MemberSkillRecord,
@@ -27,6 +29,7 @@ from viva_store.skills.skillset import (
     rebuild_skills,
     skill_curve,
     skill_history,
+    skill_parameters,
     trial_until,
 )
 from viva_store.skills.uses import OUTCOMES, correct_use, read_skill, record_use
@@ -38,11 +41,13 @@ __all__ = [
     "SkillChange",
     "SkillCurve",
     "SkillEventRecord",
+    "SkillParams",
     "add_skill",
     "check_cache",
     "correct_use",
     "get_skill",
     "import_skills",
+    "instant_of_day",
     "list_library",
     "list_skills",
     "project",
@@ -53,5 +58,6 @@ __all__ = [
     "set_track",
     "skill_curve",
     "skill_history",
+    "skill_parameters",
     "trial_until",
 ]

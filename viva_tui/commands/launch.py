@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from viva_tui.commands.common import JsonOpt, context, print_json, table, warn
+from viva_tui.commands.output import key
 
 if TYPE_CHECKING:
     from viva_store.launch.service import LaunchPlan, LaunchResult, Repaired
@@ -75,7 +76,7 @@ def _print_plan(plan: LaunchPlan) -> None:
     typer.echo(f"Task: {plan.task or '(none: skills by weight alone)'}")
     table(
         f"Skills: {len(p.skills)} of {p.candidates} in {plan.member}'s set (at most {p.limit})",
-        ["#", "skill", "relevance", "weight", "why"],
+        ["#", key("skill"), "relevance", "weight", "why"],
         [(s.rank, s.name, f"{s.relevance:.3f}", f"{s.weight:.3f}", s.reason) for s in p.skills],
     )
     for name in plan.kept:
