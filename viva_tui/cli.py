@@ -11,6 +11,7 @@ from viva_tui.commands import (
     demo,
     importing,
     launch,
+    mcp,
     principles,
     recall,
     sessions,
@@ -35,6 +36,7 @@ COMMAND_GROUPS = (
     demo.app,
     tui.app,
     launch.app,
+    mcp.app,
 )
 for group in COMMAND_GROUPS:
     app.registered_commands += group.registered_commands
