@@ -10,22 +10,25 @@ client, from request to result, after a warm-up:
 * ``skill_use`` of code-review, each call in another of deven's sessions (a credited
   use, as a member records one per session): p95 ≤ 10 ms.
 
-Beside each, its floor from the same run: the same service call in this process (what
-the server adds is the protocol, the grant check and a thread hop).
+Beside each, its floor, interleaved with it (server call, floor, server call, ...): the
+same service call in this process (what the server adds is the protocol, the grant
+check and a thread hop).
 
     python benchmarks/bench_mcp.py [--messages 1000000] [--calls 300] [--seed 8]
-                                   [--engine sqlite|postgresql] [--pg-url URL]
+                                   [--engine sqlite|postgresql] [--pg-url URL] [--keep DIR]
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import statistics
 import sys
 import tempfile
 import time
 from collections.abc import Awaitable, Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -64,17 +67,22 @@ def server_env(url: str, home: Path, token: str) -> dict[str, str]:
     }
 
 
-async def timed_calls(
-    session: ClientSession, calls: list[tuple[str, dict[str, Any]]]
-) -> list[float]:
-    """Each call's round trip in ms; a refused call stops the run (it would time nothing)."""
+Pair = tuple[dict[str, Any], Callable[[], Any]]
+"""One measured step: a tool call's arguments, and the same service call in-process."""
+
+
+async def interleaved(session: ClientSession, name: str, pairs: list[Pair]) -> list[float]:
+    """Round trips in ms, each tool call followed by its in-process floor: A B A B ...
+
+    Returns ``[server ms, floor ms]`` flattened; a refused call stops the run."""
     out = []
-    for name, args in calls:
+    for arguments, floor in pairs:
         t0 = time.perf_counter()
-        result = await session.call_tool(name, args)
+        result = await session.call_tool(name, arguments)
         out.append((time.perf_counter() - t0) * 1000)
         if result.is_error:
-            sys.exit(f"{name} {args} was refused: {result.content}")
+            sys.exit(f"{name} {arguments} was refused: {result.content}")
+        out.append(in_process_ms(floor))
     return out
 
 
@@ -93,22 +101,39 @@ def through_the_server(
     return anyio.run(main)
 
 
-def in_process(fn: Callable[[], Any], times: int) -> list[float]:
-    out = []
-    for _ in range(times):
-        t0 = time.perf_counter()
-        fn()
-        out.append((time.perf_counter() - t0) * 1000)
-    return out
-
-
-def run(ctx: Context, url: str, home: Path, args: argparse.Namespace) -> bool:
+def in_process_ms(fn: Callable[[], Any]) -> float:
     t0 = time.perf_counter()
+    fn()
+    return (time.perf_counter() - t0) * 1000
+
+
+def build(ctx: Context, args: argparse.Namespace) -> None:
+    """The team and the recall benchmark's history, filed and indexed."""
+    t0 = time.perf_counter()
+    load_team(ctx, shipped_members_dir())
     bench_recall.populate(ctx, args.messages, args.seed)
     ctx.store.write(lambda c: refresh_axes(c))  # as filing the sessions would
     recall_index.refresh(ctx)
     bench_recall.checkpoint(ctx)
     print(f"{args.messages:,} messages populated and indexed in {time.perf_counter() - t0:.0f}s")
+
+
+def kept_copy(args: argparse.Namespace, home: Path) -> str:
+    """``--keep``: the store built once at that path (per message count), copied for this run
+    (the run's uses change it)."""
+    kept = Path(args.keep) / f"viva-{args.messages}.db"
+    if not kept.exists():
+        kept.parent.mkdir(parents=True, exist_ok=True)
+        store = Store.open(Config(home=kept.parent, db_url=f"sqlite:///{kept}"))
+        try:
+            build(Context(store, OWNER), args)
+        finally:
+            store.close()
+    shutil.copyfile(kept, home / "viva.db")
+    return f"sqlite:///{home / 'viva.db'}"
+
+
+def run(ctx: Context, url: str, home: Path, args: argparse.Namespace) -> bool:
     queries = bench_recall.Corpus(args.seed).queries(ctx, args.calls + WARM_UP, member="deven")
     sessions = [
         s.id for s in list_sessions(ctx, SessionFilter(member="deven", limit=3 * args.calls + 60))
@@ -116,33 +141,34 @@ def run(ctx: Context, url: str, home: Path, args: argparse.Namespace) -> bool:
     grant = issue_grant(ctx, "deven")
     deven = ctx.as_actor(resolve_actor(ctx.store, grant.token))
     served, local = sessions[: args.calls + WARM_UP], sessions[args.calls + WARM_UP :]
+    if len(local) < len(served):
+        sys.exit(f"deven has {len(sessions)} sessions; --calls {args.calls} needs more")
+
+    recalls: list[Pair] = [({"query": q}, partial(recall, deven, q, limit=10)) for q in queries]
+    uses: list[Pair] = [
+        (
+            {"name": SKILL, "outcome": "success", "session": s},
+            partial(record_use, deven, "deven", SKILL, "success", t),
+        )
+        for s, t in zip(served, local, strict=False)
+    ]
 
     async def talk(session: ClientSession) -> dict[str, list[float]]:
-        recalls = [("recall", {"query": q}) for q in queries]
-        uses = [("skill_use", {"name": SKILL, "outcome": "success", "session": s}) for s in served]
         out = {}
-        for name, calls in (("recall", recalls), ("skill_use", uses)):
-            out[name] = (await timed_calls(session, calls))[WARM_UP:]
+        for name, pairs in (("recall", recalls), ("skill_use", uses)):
+            out[name] = (await interleaved(session, name, pairs))[2 * WARM_UP :]
         return out
 
-    mcp = through_the_server(server_env(url, home, grant.token), talk)
-    floor = {
-        "recall": [
-            v
-            for q in queries[WARM_UP:]
-            for v in in_process(lambda q=q: recall(deven, q, limit=10), 1)
-        ],
-        "skill_use": [
-            v
-            for s in local[: args.calls]
-            for v in in_process(lambda s=s: record_use(deven, "deven", SKILL, "success", s), 1)
-        ],
-    }
+    load = os.getloadavg()[0]
+    timings = through_the_server(server_env(url, home, grant.token), talk)
+    print(
+        f"machine load (1-min average) {load:.1f} at the start, {os.getloadavg()[0]:.1f} at the end"
+    )
     targets = {"recall": 20.0, "skill_use": 10.0}
     ok = True
     print(f"{'call':<12}{'p50 ms':>9}{'p95 ms':>9}   in-process p50 / p95   target")
     for name, target in targets.items():
-        got, base = mcp[name], floor[name]
+        got, base = timings[name][0::2], timings[name][1::2]
         met = bench_recall.p95(got) <= target
         ok &= met
         print(
@@ -162,6 +188,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=8)
     parser.add_argument("--engine", choices=("sqlite", "postgresql"), default="sqlite")
     parser.add_argument("--pg-url", default=os.environ.get("VIVA_TEST_DB_URL"))
+    parser.add_argument("--keep", help="SQLite: build the store once in this folder, reuse it")
     args = parser.parse_args()
     os.environ["VIVA_NOW"] = bench_recall.NOW.isoformat()
     with tempfile.TemporaryDirectory() as tmp:
@@ -171,10 +198,13 @@ def main() -> None:
             if not args.pg_url:
                 sys.exit("PostgreSQL: give --pg-url or set VIVA_TEST_DB_URL")
             url, cleanup = bench_recall._pg_schema(args.pg_url)
+        elif args.keep:
+            url = kept_copy(args, home)
         store = Store.open(Config(home=home, db_url=url))
         try:
             ctx = Context(store, OWNER)
-            load_team(ctx, shipped_members_dir())
+            if not args.keep or args.engine == "postgresql":
+                build(ctx, args)
             ok = run(ctx, url, home, args)
         finally:
             store.close()
