@@ -12,7 +12,7 @@ client, from request to result, after a warm-up:
 
 Beside each, its floor, interleaved with it (server call, floor, server call, ...): the
 same service call in this process (what the server adds is the protocol, the grant
-check and a thread hop).
+check).
 
     python benchmarks/bench_mcp.py [--messages 1000000] [--calls 300] [--seed 8]
                                    [--engine sqlite|postgresql] [--pg-url URL] [--keep DIR]

@@ -1,7 +1,8 @@
 """The stdio server: the SDK's low-level ``Server`` serving :data:`~viva_tui.mcp.tools.TOOLS`.
 
-Each call is answered by :func:`answer` in a worker thread (the services are synchronous;
-the event loop keeps serving the connection meanwhile) and becomes one result: the JSON
+Each call is answered by :func:`answer` on the event loop itself, one at a time: the
+services are synchronous and the server serves one harness, so a worker thread would
+only add a hand-off to every call. A call becomes one result: the JSON
 the CLI prints with ``--json``, or an error of one line worded as the CLI words it
 (``viva: ...``) — a refused grant, a refused scope, a bad argument alike. No traceback
 leaves the server unless ``VIVA_DEBUG`` asks for one on stderr.
@@ -14,7 +15,6 @@ import os
 import sys
 import traceback
 from collections.abc import Mapping
-from functools import partial
 from typing import Any
 
 import anyio
@@ -96,7 +96,7 @@ def answer(
 
 
 def build_server(gate: MemberGate) -> Server[Any]:
-    """The server, its tools listed once and each call answered in a worker thread."""
+    """The server, its tools listed once and each call answered as it comes."""
     specs = {spec.name: spec for spec in TOOLS}
     listing = types.ListToolsResult(tools=[describe(spec) for spec in TOOLS])
 
@@ -111,8 +111,7 @@ def build_server(gate: MemberGate) -> Server[Any]:
         spec = specs.get(params.name)
         if spec is None:
             return refusal(f"viva: no tool named {params.name!r} (see the tools list)")
-        work = partial(answer, gate, spec, params.arguments or {})
-        return await anyio.to_thread.run_sync(work)
+        return answer(gate, spec, params.arguments or {})
 
     return Server(
         "viva", instructions=INSTRUCTIONS, on_list_tools=list_tools, on_call_tool=call_tool
