@@ -14,6 +14,7 @@ from viva_tui.commands import (
     demo,
     importing,
     launch,
+    mcp,
     principles,
     recall,
     redact,
@@ -45,6 +46,7 @@ COMMAND_GROUPS = (
     demo.app,
     tui.app,
     launch.app,
+    mcp.app,
 )
 for group in COMMAND_GROUPS:
     app.registered_commands += group.registered_commands

@@ -159,6 +159,9 @@ CALLS: dict[str, Callable[[Context], Any]] = {
         lambda c, n: skill_project.project(c, n, f"work on {marker(n)}")
     ),
     "viva_store.skills.uses.read_skill": lambda c: skill_uses.read_skill(c, "code-review"),
+    "viva_store.skills.search.search_skills": per_member(
+        lambda c, n: skillset.search_skills(c, "review code", member=n)
+    ),
 }
 
 

@@ -151,3 +151,21 @@ class Projection(JsonRecord):
         out["skills"] = [s.to_json() for s in self.skills]
         out["not_picked"] = [s.to_json() for s in self.not_picked]
         return out
+
+
+@dataclass(frozen=True, slots=True)
+class SkillMatch(JsonRecord):
+    """A team skill found by :func:`~viva_store.skills.search.search_skills`.
+
+    ``relevance`` is the projection's BM25 score for the query (always above 0 here);
+    ``set_status`` is the member's own standing with the skill: ``active`` or
+    ``forgotten`` in its set, ``None`` when it never carried it (a read of such a skill
+    is recorded but credits no use).
+    """
+
+    name: str
+    description: str
+    tags: tuple[str, ...]
+    derived_from: str | None
+    relevance: float
+    set_status: str | None

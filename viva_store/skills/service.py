@@ -6,7 +6,8 @@ value``), :mod:`~viva_store.skills.forgetting`, :mod:`~viva_store.skills.curve` 
 its kinds in :mod:`~viva_store.skills.events`; the members' session axes in
 :mod:`~viva_store.skills.axis`; where uses come from in :mod:`~viva_store.skills.uses`,
 and one use credited in :mod:`~viva_store.skills.credit`; the cache rebuilt from the log
-in :mod:`~viva_store.skills.rebuild`; a member's set in :mod:`~viva_store.skills.skillset`.
+in :mod:`~viva_store.skills.rebuild`; a member's set in :mod:`~viva_store.skills.skillset`;
+the library searched mid-session in :mod:`~viva_store.skills.search`.
 """
 
 from __future__ import annotations
@@ -22,7 +23,9 @@ from viva_store.skills.records import (
     SkillChange,
     SkillCurve,
     SkillEventRecord,
+    SkillMatch,
 )
+from viva_store.skills.search import search_skills
 from viva_store.skills.skillset import (
     check_cache,
     list_skills,
@@ -41,6 +44,7 @@ __all__ = [
     "SkillChange",
     "SkillCurve",
     "SkillEventRecord",
+    "SkillMatch",
     "SkillParams",
     "add_skill",
     "check_cache",
@@ -55,6 +59,7 @@ __all__ = [
     "rebuild_skills",
     "reclaim_skill",
     "record_use",
+    "search_skills",
     "set_track",
     "skill_curve",
     "skill_history",

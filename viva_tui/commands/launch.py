@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -90,6 +91,15 @@ def _print_plan(plan: LaunchPlan) -> None:
     typer.echo("Command:")
     typer.echo(f"  {plan.shell}")
     typer.echo(f"  (in {plan.cwd})")
+    mcp = plan.mcp
+    passed = "its whole environment" if mcp.env == ("*",) else ", ".join(mcp.env)
+    typer.echo(
+        f"MCP server {mcp.server!r} for this session only, on the command line above "
+        "(your own configuration is not changed):"
+    )
+    typer.echo(
+        f"  {shlex.join(mcp.command)}  (acts as {plan.member}; the harness passes it {passed})"
+    )
     typer.echo("Files (for the session only: removed, or restored byte for byte, at its end):")
     for f in plan.files:
         typer.echo(
