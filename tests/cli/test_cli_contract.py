@@ -165,8 +165,9 @@ def test_a_pipe_gets_tab_separated_rows_with_whole_ids(
     assert "…" not in out and "─" not in out and "│" not in out
 
 
-LISTINGS_WITHOUT_JSON = {"init", "demo", "tui", "skill show", "skill rebuild"}
-"""The commands that print no listing (a body, an app, progress): no ``--json``."""
+LISTINGS_WITHOUT_JSON = {"init", "demo", "tui", "mcp", "skill show", "skill rebuild"}
+"""The commands that print no listing (a body, an app, progress, a stdio server): no
+``--json``."""
 
 
 def test_every_listing_takes_json() -> None:

@@ -28,7 +28,6 @@ NOT_BUILT_YET = frozenset(
         "viva session resume",
         "viva session label",
         "viva usage",
-        "viva mcp",
         "viva doctor",
         "viva backup",
         "viva restore",
