@@ -11,13 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
-from datetime import datetime
 from typing import Annotated, Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from viva_store.access import require_self_or_owner
-from viva_store.clock import parse_instant
+from viva_store.clock import parse_since
 from viva_tui.mcp.gate import Caller
 
 A = TypeVar("A", bound=BaseModel)
@@ -56,13 +54,6 @@ class ToolSpec(Generic[A]):
 
 def _member(caller: Caller, member: str | None) -> str:
     return caller.member if member is None else member
-
-
-def _since(text: str | None) -> datetime | None:
-    """``--since`` as ``viva sessions`` reads it: an ISO date (UTC midnight) or instant."""
-    if text is None:
-        return None
-    return parse_instant(text if "T" in text else text + "T00:00:00Z")
 
 
 class RecallArgs(Arguments):
@@ -178,18 +169,19 @@ def principle_propose(caller: Caller, args: PrincipleProposeArgs) -> Any:
 class TimelineArgs(Arguments):
     member: MemberArg = None
     since: Annotated[
-        str | None, Field(description="Started on or after DATE (YYYY-MM-DD or ISO-8601).")
+        str | None,
+        Field(description="On or after: 7d, 8h, today, yesterday, YYYY-MM-DD or ISO-8601."),
     ] = None
-    limit: Annotated[int, Field(ge=1, description="At most N sessions, newest first.")] = 50
+    limit: Annotated[int | None, Field(ge=1, description="At most N entries, newest first.")] = None
 
 
 def timeline(caller: Caller, args: TimelineArgs) -> Any:
-    from viva_store.sessions.service import SessionFilter, list_sessions
+    """``viva timeline M --json``: sessions, skill events and principle decisions."""
+    from viva_store.sessions.service import member_timeline
 
     member = _member(caller, args.member)
-    require_self_or_owner(caller.ctx.actor, member, "read the timeline")
-    flt = SessionFilter(member=member, since=_since(args.since), limit=args.limit)
-    return list_sessions(caller.ctx, flt)
+    since = parse_since(args.since) if args.since is not None else None
+    return member_timeline(caller.ctx, member, since, args.limit)
 
 
 class SessionShowArgs(Arguments):
