@@ -18,6 +18,9 @@ from viva_tui.commands import (
     team,
     tui,
 )
+from viva_tui.commands.coercion import install as install_plain_coercion
+
+install_plain_coercion()  # typer's pydantic coercion only for values that need it
 
 app = typer.Typer(
     name="viva",
