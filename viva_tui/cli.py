@@ -1,11 +1,18 @@
-"""The ``viva`` command (typer). It never imports Textual unless it opens the app."""
+"""The ``viva`` command (typer). It never imports Textual unless it opens the app.
+
+Typer builds the click command of every registered command (reading each function's
+signature) before it runs one; :func:`main` hands it only the command the arguments
+name, and the whole app for help, no command or a name it does not know.
+"""
 
 from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Sequence
 
 import typer
+import typer.main
 
 from viva_tui.commands import (
     demo,
@@ -22,13 +29,18 @@ from viva_tui.commands.coercion import install as install_plain_coercion
 
 install_plain_coercion()  # typer's pydantic coercion only for values that need it
 
-app = typer.Typer(
-    name="viva",
-    help="Viva — the home of a small team of AI members.",
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    no_args_is_help=False,
-)
+
+def _new_app() -> typer.Typer:
+    return typer.Typer(
+        name="viva",
+        help="Viva — the home of a small team of AI members.",
+        add_completion=False,
+        pretty_exceptions_enable=False,
+        no_args_is_help=False,
+    )
+
+
+app = _new_app()
 COMMAND_GROUPS = (
     team.app,
     importing.app,
@@ -55,13 +67,37 @@ def _default(ctx: typer.Context) -> None:
         tui.open_app()
 
 
+def app_for(args: Sequence[str]) -> typer.Typer:
+    """The app with only the command (or group) ``args`` start with; the whole app when
+    they name none of them (help, no command, a mistyped name: its suggestions)."""
+    word = args[0] if args else ""
+    if word.startswith("-"):
+        return app
+    one = _new_app()
+    one.registered_callback = app.registered_callback
+    if not word:
+        return one
+    for command in app.registered_commands:
+        name = command.name or typer.main.get_command_name(
+            getattr(command.callback, "__name__", "")
+        )
+        if name == word:
+            one.registered_commands.append(command)
+            return one
+    for group in app.registered_groups:
+        if group.name == word:
+            one.registered_groups.append(group)
+            return one
+    return app
+
+
 def main() -> None:
     """Entry point: run the command; errors become one line on stderr."""
     from viva_store.errors import VivaError
 
     try:
         # Standalone mode: typer prints usage errors itself and exits 2.
-        app()
+        app_for(sys.argv[1:])()
     except VivaError as exc:
         sys.stderr.write(f"viva: {exc}\n")
         sys.exit(1)

@@ -147,3 +147,41 @@ def test_a_member_callback_loads_only_what_it_uses(args: list[str], tmp_path: Pa
         [sys.executable, "-c", PROBE.format(heavy=HEAVY), *args], env=env, capture_output=True
     )
     assert probe.returncode == 0, probe.stderr.decode()[-1500:]
+
+
+def _help(app: Any, args: list[str]) -> str:
+    from typer.testing import CliRunner
+
+    result = CliRunner().invoke(app, args, prog_name="viva")
+    return result.output
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["skill", "list", "--help"], ["recall", "--help"], ["import", "--help"], ["skill", "nope"]],
+)
+def test_the_one_command_app_answers_as_the_whole_app(args: list[str]) -> None:
+    from viva_tui import cli
+
+    one = cli.app_for(args)
+    assert one is not cli.app and len(one.registered_commands + one.registered_groups) == 1
+    assert _help(one, args) == _help(cli.app, args)
+
+
+@pytest.mark.parametrize("args", [["--help"], ["bogus"], ["-x"]])
+def test_help_and_unknown_names_get_the_whole_app(args: list[str]) -> None:
+    from viva_tui import cli
+
+    assert cli.app_for(args) is cli.app
+
+
+def test_no_command_opens_the_app(monkeypatch: pytest.MonkeyPatch) -> None:
+    from viva_tui import cli
+    from viva_tui.commands import tui
+
+    opened: list[bool] = []
+    monkeypatch.setattr(tui, "open_app", lambda *a, **k: opened.append(True))
+    monkeypatch.setattr(sys, "argv", ["viva"])
+    with pytest.raises(SystemExit) as done:
+        cli.main()
+    assert not done.value.code and opened == [True]
