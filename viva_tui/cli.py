@@ -1,94 +1,128 @@
 """The ``viva`` command (typer). It never imports Textual unless it opens the app.
 
 Typer builds the click command of every registered command (reading each function's
-signature) before it runs one; :func:`main` hands it only the command the arguments
-name, and the whole app for help, no command or a name it does not know.
+signature) before it runs one, and importing every command module costs a call too;
+:func:`main` imports and hands Typer only the command the arguments name
+(:data:`TOP_COMMANDS`, :data:`GROUPS`), and the whole app (:func:`whole_app`) for help or
+a name it does not know (Typer's suggestions need them all).
 """
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
 from collections.abc import Sequence
+from functools import cache
+from typing import TYPE_CHECKING, Any
 
 import typer
 import typer.main
 
-from viva_tui.commands import (
-    demo,
-    importing,
-    launch,
-    principles,
-    recall,
-    sessions,
-    skills,
-    team,
-    tui,
-)
 from viva_tui.commands.coercion import install as install_plain_coercion
 
 install_plain_coercion()  # typer's pydantic coercion only for values that need it
 
+TOP_COMMANDS = {
+    "init": "team",
+    "members": "team",
+    "grant": "team",
+    "import": "importing",
+    "status": "importing",
+    "sessions": "sessions",
+    "classify": "sessions",
+    "unclassify": "sessions",
+    "project": "skills",
+    "recall": "recall",
+    "mark": "recall",
+    "demo": "demo",
+    "tui": "tui",
+    "launch": "launch",
+}
+"""Each top-level command and the module of ``viva_tui.commands`` defining it."""
+MODULE_APPS = {"skills": "top"}
+"""The Typer holding a module's top-level commands, where it is not ``app``."""
+GROUPS = {
+    "session": ("sessions", "session_app"),
+    "skill": ("skills", "app"),
+    "principle": ("principles", "app"),
+    "report": ("principles", "report_app"),
+    "state": ("recall", "state_app"),
+}
+"""Each command group: its module and the module's Typer."""
+
 
 def _new_app() -> typer.Typer:
-    return typer.Typer(
+    viva = typer.Typer(
         name="viva",
         help="Viva — the home of a small team of AI members.",
         add_completion=False,
         pretty_exceptions_enable=False,
         no_args_is_help=False,
     )
+    viva.callback(invoke_without_command=True)(_default)
+    return viva
 
 
-app = _new_app()
-COMMAND_GROUPS = (
-    team.app,
-    importing.app,
-    sessions.app,
-    skills.top,
-    recall.app,
-    demo.app,
-    tui.app,
-    launch.app,
-)
-for group in COMMAND_GROUPS:
-    app.registered_commands += group.registered_commands
-app.add_typer(sessions.session_app, name="session")
-app.add_typer(skills.app, name="skill")
-app.add_typer(principles.app, name="principle")
-app.add_typer(principles.report_app, name="report")
-app.add_typer(recall.state_app, name="state")
-
-
-@app.callback(invoke_without_command=True)
 def _default(ctx: typer.Context) -> None:
     """With no command, open the app (same as `viva tui`)."""
     if ctx.invoked_subcommand is None:
-        tui.open_app()
+        from viva_tui.commands.tui import open_app
+
+        open_app()
+
+
+def _typer_of(module: str, attribute: str) -> typer.Typer:
+    found: typer.Typer = getattr(importlib.import_module(f"viva_tui.commands.{module}"), attribute)
+    return found
+
+
+def _name(command: Any) -> str:
+    return str(command.name or typer.main.get_command_name(command.callback.__name__))
+
+
+@cache
+def whole_app() -> typer.Typer:
+    """Every command and group."""
+    viva = _new_app()
+    for module in dict.fromkeys(TOP_COMMANDS.values()):
+        viva.registered_commands += _typer_of(
+            module, MODULE_APPS.get(module, "app")
+        ).registered_commands
+    for name, (module, attribute) in GROUPS.items():
+        viva.add_typer(_typer_of(module, attribute), name=name)
+    return viva
 
 
 def app_for(args: Sequence[str]) -> typer.Typer:
     """The app with only the command (or group) ``args`` start with; the whole app when
-    they name none of them (help, no command, a mistyped name: its suggestions)."""
+    they name none of them (help, a mistyped name: its suggestions)."""
     word = args[0] if args else ""
     if word.startswith("-"):
-        return app
+        return whole_app()
     one = _new_app()
-    one.registered_callback = app.registered_callback
     if not word:
         return one
-    for command in app.registered_commands:
-        name = command.name or typer.main.get_command_name(
-            getattr(command.callback, "__name__", "")
-        )
-        if name == word:
-            one.registered_commands.append(command)
-            return one
-    for group in app.registered_groups:
-        if group.name == word:
-            one.registered_groups.append(group)
-            return one
-    return app
+    if word in GROUPS:
+        module, attribute = GROUPS[word]
+        one.add_typer(_typer_of(module, attribute), name=word)
+        return one
+    if word in TOP_COMMANDS:
+        module = TOP_COMMANDS[word]
+        commands = _typer_of(module, MODULE_APPS.get(module, "app")).registered_commands
+        one.registered_commands += [c for c in commands if _name(c) == word]
+        return one
+    return whole_app()
+
+
+if TYPE_CHECKING:
+    app: typer.Typer
+
+
+def __getattr__(name: str) -> Any:
+    if name == "app":  # the whole app, built when first asked for
+        return whole_app()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def main() -> None:

@@ -164,7 +164,8 @@ def test_the_one_command_app_answers_as_the_whole_app(args: list[str]) -> None:
     from viva_tui import cli
 
     one = cli.app_for(args)
-    assert one is not cli.app and len(one.registered_commands + one.registered_groups) == 1
+    assert one is not cli.app
+    assert len(one.registered_commands) + len(one.registered_groups) == 1
     assert _help(one, args) == _help(cli.app, args)
 
 
@@ -185,3 +186,15 @@ def test_no_command_opens_the_app(monkeypatch: pytest.MonkeyPatch) -> None:
     with pytest.raises(SystemExit) as done:
         cli.main()
     assert not done.value.code and opened == [True]
+
+
+def test_the_tables_of_commands_name_every_command_of_the_whole_app() -> None:
+    from viva_tui import cli
+
+    whole = cli.whole_app()
+    tops = [cli._name(c) for c in whole.registered_commands]
+    assert sorted(tops) == sorted(cli.TOP_COMMANDS)
+    assert sorted(g.name or "" for g in whole.registered_groups) == sorted(cli.GROUPS)
+    for word in [*cli.TOP_COMMANDS, *cli.GROUPS]:
+        one = cli.app_for([word])
+        assert len(one.registered_commands) + len(one.registered_groups) == 1, word
