@@ -14,6 +14,11 @@ sessions filed to members through the triage service, the rest left in the queue
   command modules load the store at import time today).
 * **Triage**: in one process, with the app idle on its first pane, the time from
   pressing ``2`` until the Triage list shows its first rows. Floor: ≤ 0.5 s.
+* **Through the ``viva`` command** (what a user starts), in a pseudo-terminal of 160×48,
+  alternately with a bare Textual app started the same way: the first frame (the
+  header's title drawn; floor: the paired ratio ≤ 1.5), the Members pane's data (a
+  member's name drawn; ≤ 1 s after the first frame), and ``q`` until the process has
+  exited (≤ 0.3 s; the bare app's quit beside it).
 
 Medians of ``--runs`` runs; prints every figure and floor, exits 1 if a floor is missed.
 """
@@ -67,6 +72,20 @@ class Probe(VivaApp):
 
 Probe(owner_context, config=load_config()).run(headless=True, size=(160, 48))
 """
+BARE_PTY = """
+from textual.app import App
+from textual.widgets import Static
+
+class Bare(App):
+    BINDINGS = [("q", "quit", "Quit")]
+    def compose(self):
+        yield Static("hello")
+
+Bare().run()
+"""
+VIVA_COMMAND = str(Path(sys.executable).with_name("viva"))
+MEMBERS_SECONDS = 1.0
+QUIT_SECONDS = 0.3
 VIVA_CLI = "import viva_tui.cli  # everything `viva` loads before it opens the app\n" + VIVA
 
 
@@ -142,6 +161,94 @@ def first_screen(code: str, env: dict[str, str]) -> float:
     return elapsed
 
 
+def _plain(data: bytes) -> bytes:
+    """What a terminal shows of ``data``, roughly: escape sequences dropped."""
+    import re
+
+    return re.sub(rb"\x1b(\[[0-9;?<>=]*[ -/]*[@-~]|\][^\x07]*\x07|[()][A-Z0-9]|.)", b"", data)
+
+
+def in_terminal(
+    argv: list[str], env: dict[str, str], steps: list[tuple[bytes, bytes]]
+) -> tuple[list[float], float]:
+    """Start ``argv`` in a 160×48 pseudo-terminal; for each (key, text) step, send the key
+    (none for b"") and wait until ``text`` is drawn: the seconds each step took. Then
+    ``q``, and the seconds until the process has exited."""
+    import fcntl
+    import pty
+    import select
+    import struct
+    import termios
+
+    t0 = time.perf_counter()
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: the command, in the terminal
+        os.execve(argv[0], argv, env)
+    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", SIZE[1], SIZE[0], 0, 0))
+    seen = b""
+    took: list[float] = []
+    try:
+        for key, text in steps:
+            start = time.perf_counter() if took else t0
+            mark = len(seen)
+            if key:
+                os.write(fd, key)
+            while text not in _plain(seen[mark:]):
+                ready, _, _ = select.select([fd], [], [], 60)
+                if not ready:
+                    raise SystemExit(f"{argv[0]}: {text!r} not drawn in 60 s")
+                seen += os.read(fd, 1 << 16)
+            took.append(time.perf_counter() - start)
+        os.write(fd, b"q")
+        quit_start = time.perf_counter()
+        while True:
+            ready, _, _ = select.select([fd], [], [], 30)
+            try:
+                if not ready or not os.read(fd, 1 << 16):
+                    break
+            except OSError:  # the terminal closed: the process has exited
+                break
+        os.waitpid(pid, 0)
+        return took, time.perf_counter() - quit_start
+    finally:
+        os.close(fd)
+        try:  # a step that failed leaves the child running: end it
+            os.kill(pid, 9)
+            os.waitpid(pid, 0)
+        except (ProcessLookupError, ChildProcessError):
+            pass
+
+
+def through_viva(env: dict[str, str], runs: int) -> list[str]:
+    """The app's figures through the ``viva`` command, paired with a bare Textual app."""
+    term = dict(env, TERM="xterm-256color")
+    bare_argv = [sys.executable, "-c", BARE_PTY]
+    steps = [(b"", b"Viva"), (b"", b"samuel")]
+    in_terminal(bare_argv, term, [(b"", b"hello")]), in_terminal([VIVA_COMMAND], term, steps)
+    bare, bare_quit, first, members, quit_ = [], [], [], [], []
+    for _ in range(runs):
+        (b,), bq = in_terminal(bare_argv, term, [(b"", b"hello")])
+        (f, m), q = in_terminal([VIVA_COMMAND], term, steps)
+        bare.append(b), bare_quit.append(bq), first.append(f), members.append(m), quit_.append(q)
+    ratio = statistics.median(f / b for f, b in zip(first, bare, strict=True))
+    med = statistics.median
+
+    def verdict(ok: bool) -> str:
+        return "ok" if ok else "MISSED"
+
+    return [
+        f"through `viva` in a terminal (medians of {runs} pairs):",
+        f"  first frame, bare Textual app  {med(bare) * 1000:7.0f} ms",
+        f"  first frame, `viva`            {med(first) * 1000:7.0f} ms   ratio {ratio:.2f} "
+        f"(<= {FIRST_SCREEN_RATIO})  {verdict(ratio <= FIRST_SCREEN_RATIO)}",
+        f"  Members data after the frame   {med(members) * 1000:7.0f} ms   "
+        f"(<= {MEMBERS_SECONDS * 1000:.0f} ms)  {verdict(med(members) <= MEMBERS_SECONDS)}",
+        f"  q until the process exited     {med(quit_) * 1000:7.0f} ms   (bare app "
+        f"{med(bare_quit) * 1000:.0f} ms; <= {QUIT_SECONDS * 1000:.0f} ms)  "
+        f"{verdict(med(quit_) <= QUIT_SECONDS)}",
+    ]
+
+
 async def triage_rows(home: Path) -> float:
     """Seconds from pressing 2 to the first rows of the triage list."""
     from textual import events
@@ -179,6 +286,9 @@ def main() -> int:
     parser.add_argument("--sessions", type=int, default=50_000)
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--cache", type=Path, default=None)
+    parser.add_argument(
+        "--only-viva", action="store_true", help="only the figures through the `viva` command"
+    )
     args = parser.parse_args()
     home = args.cache or Path(tempfile.gettempdir()) / f"viva-bench-tui-{args.sessions}"
     os.environ.update(VIVA_NOW=NOW, VIVA_HOME=str(home))
@@ -192,6 +302,11 @@ def main() -> int:
         build_store(home, args.sessions)
 
     env = child_env(home)
+    if args.only_viva:
+        print(f"store: {args.sessions:,} sessions ({home})")
+        lines = through_viva(env, args.runs)
+        print("\n".join(lines))
+        return 0 if not any("MISSED" in line for line in lines) else 1
     first_screen(BARE, env), first_screen(VIVA, env)  # warm the OS caches
     bare, viva, cli = [], [], []
     for _ in range(args.runs):

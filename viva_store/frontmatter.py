@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-import yaml
-
 from viva_store.errors import InvalidInput
 
 
 def split_front_matter(text: str, where: str) -> tuple[dict[str, Any], str]:
     """Split ``text`` into (front matter mapping, body); ``where`` names the file in errors."""
+    import yaml  # only where files are read, not for every command that imports skills
+
     text = text.removeprefix("\ufeff")
     if not text.startswith("---"):
         raise InvalidInput(f"{where}: no YAML front matter (the file must start with '---')")

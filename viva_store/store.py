@@ -20,8 +20,8 @@ from viva_store import clock
 from viva_store.access import OWNER, Actor
 from viva_store.config import Config, ensure_home, load_config
 from viva_store.db import engine as db_engine
-from viva_store.db.guards import missing_guards
-from viva_store.db.migrate import upgrade
+from viva_store.db.guards import expected_guards
+from viva_store.db.migrate import head_revision, opening_state, upgrade
 from viva_store.db.schema import APPEND_ONLY
 from viva_store.errors import StoreError
 
@@ -56,8 +56,16 @@ class Store:
             ) from exc
         shown = url.render_as_string(hide_password=True)
         try:
-            upgrade(engine)
-            missing = db_engine.read(engine, lambda c: missing_guards(c, APPEND_ONLY))
+            state = opening_state(engine)
+            if state is None or state.revision != head_revision():
+                upgrade(engine)
+                state = opening_state(engine)
+            present = state.triggers if state is not None else frozenset()
+            missing = [
+                name
+                for name in expected_guards(engine.dialect.name, APPEND_ONLY)
+                if name not in present
+            ]
         except StoreError as exc:
             engine.dispose()
             raise StoreError(f"cannot open the store at {shown}: {exc}") from exc

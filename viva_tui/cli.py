@@ -1,67 +1,135 @@
-"""The ``viva`` command (typer). It never imports Textual unless it opens the app."""
+"""The ``viva`` command (typer). It never imports Textual unless it opens the app.
+
+Typer builds the click command of every registered command (reading each function's
+signature) before it runs one, and importing every command module costs a call too;
+:func:`main` imports and hands Typer only the command the arguments name
+(:data:`TOP_COMMANDS`, :data:`GROUPS`), and the whole app (:func:`whole_app`) for help or
+a name it does not know (Typer's suggestions need them all).
+"""
 
 from __future__ import annotations
 
+import importlib
 import io
 import os
 import sys
-from typing import TextIO
+from collections.abc import Sequence
+from functools import cache
+from typing import TYPE_CHECKING, Any, TextIO
 
 import typer
+import typer.main
 
 from viva_store.errors import VivaError, redacted, unexpected_error_line
-from viva_tui.commands import (
-    demo,
-    importing,
-    launch,
-    mcp,
-    principles,
-    recall,
-    redact,
-    sessions,
-    skills,
-    team,
-    timeline,
-    triage,
-    tui,
-)
+from viva_tui.commands.coercion import install as install_plain_coercion
 
-app = typer.Typer(
-    name="viva",
-    help="Viva — the home of a small team of AI members.",
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    no_args_is_help=False,
-    context_settings={"help_option_names": ["-h", "--help"]},
-)
-COMMAND_GROUPS = (
-    team.app,
-    importing.app,
-    sessions.app,
-    triage.app,
-    timeline.app,
-    skills.top,
-    recall.app,
-    redact.app,
-    demo.app,
-    tui.app,
-    launch.app,
-    mcp.app,
-)
-for group in COMMAND_GROUPS:
-    app.registered_commands += group.registered_commands
-app.add_typer(sessions.session_app, name="session")
-app.add_typer(skills.app, name="skill")
-app.add_typer(principles.app, name="principle")
-app.add_typer(principles.report_app, name="report")
-app.add_typer(recall.state_app, name="state")
+install_plain_coercion()  # typer's pydantic coercion only for values that need it
+
+TOP_COMMANDS = {
+    "init": "team",
+    "members": "team",
+    "grant": "team",
+    "import": "importing",
+    "status": "importing",
+    "sessions": "sessions",
+    "classify": "triage",
+    "unclassify": "triage",
+    "suggest": "triage",
+    "timeline": "timeline",
+    "project": "skills",
+    "recall": "recall",
+    "mark": "recall",
+    "redact": "redact",
+    "demo": "demo",
+    "tui": "tui",
+    "launch": "launch",
+    "mcp": "mcp",
+}
+"""Each top-level command and the module of ``viva_tui.commands`` defining it."""
+MODULE_APPS = {"skills": "top"}
+"""The Typer holding a module's top-level commands, where it is not ``app``."""
+GROUPS = {
+    "session": ("sessions", "session_app"),
+    "skill": ("skills", "app"),
+    "principle": ("principles", "app"),
+    "report": ("principles", "report_app"),
+    "state": ("recall", "state_app"),
+}
+"""Each command group: its module and the module's Typer."""
 
 
-@app.callback(invoke_without_command=True)
+def _new_app() -> typer.Typer:
+    viva = typer.Typer(
+        name="viva",
+        help="Viva — the home of a small team of AI members.",
+        add_completion=False,
+        pretty_exceptions_enable=False,
+        no_args_is_help=False,
+        context_settings={"help_option_names": ["-h", "--help"]},
+    )
+    viva.callback(invoke_without_command=True)(_default)
+    return viva
+
+
 def _default(ctx: typer.Context) -> None:
     """With no command, open the app (same as `viva tui`)."""
     if ctx.invoked_subcommand is None:
-        tui.open_app()
+        from viva_tui.commands.tui import open_app
+
+        open_app()
+
+
+def _typer_of(module: str, attribute: str) -> typer.Typer:
+    found: typer.Typer = getattr(importlib.import_module(f"viva_tui.commands.{module}"), attribute)
+    return found
+
+
+def _name(command: Any) -> str:
+    return str(command.name or typer.main.get_command_name(command.callback.__name__))
+
+
+@cache
+def whole_app() -> typer.Typer:
+    """Every command and group."""
+    viva = _new_app()
+    for module in dict.fromkeys(TOP_COMMANDS.values()):
+        viva.registered_commands += _typer_of(
+            module, MODULE_APPS.get(module, "app")
+        ).registered_commands
+    for name, (module, attribute) in GROUPS.items():
+        viva.add_typer(_typer_of(module, attribute), name=name)
+    return viva
+
+
+def app_for(args: Sequence[str]) -> typer.Typer:
+    """The app with only the command (or group) ``args`` start with; the whole app when
+    they name none of them (help, a mistyped name: its suggestions)."""
+    word = args[0] if args else ""
+    if word.startswith("-"):
+        return whole_app()
+    one = _new_app()
+    if not word:
+        return one
+    if word in GROUPS:
+        module, attribute = GROUPS[word]
+        one.add_typer(_typer_of(module, attribute), name=word)
+        return one
+    if word in TOP_COMMANDS:
+        module = TOP_COMMANDS[word]
+        commands = _typer_of(module, MODULE_APPS.get(module, "app")).registered_commands
+        one.registered_commands += [c for c in commands if _name(c) == word]
+        return one
+    return whole_app()
+
+
+if TYPE_CHECKING:
+    app: typer.Typer
+
+
+def __getattr__(name: str) -> Any:
+    if name == "app":  # the whole app, built when first asked for
+        return whole_app()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class _RedactingStream(io.TextIOBase):
@@ -113,7 +181,7 @@ def _run() -> None:
     from viva_tui.commands.common import UsageError
 
     try:
-        code = app(standalone_mode=False)
+        code = app_for(sys.argv[1:])(standalone_mode=False)
     except typer.TyperException as exc:  # typer's own refusals: a usage error exits 2
         if type(exc).__name__ == "NoArgsIsHelpError":
             sys.exit(2)  # a bare group: its help is printed already

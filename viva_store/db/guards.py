@@ -251,26 +251,29 @@ def install_guards(conn: Connection, table: str, rewritable: Sequence[str] = ())
         raise NotImplementedError(f"append-only guards for {conn.dialect.name}")
 
 
+def present_guards_sql(dialect: str) -> str:
+    """The statement listing the guard triggers present in the store (one column: names)."""
+    if dialect == "sqlite":
+        return "SELECT name FROM sqlite_master WHERE type = 'trigger'"
+    return (
+        "SELECT t.tgname FROM pg_trigger t "
+        "JOIN pg_class c ON c.oid = t.tgrelid "
+        "JOIN pg_namespace n ON n.oid = c.relnamespace "
+        "WHERE NOT t.tgisinternal AND n.nspname = current_schema()"
+    )
+
+
+def expected_guards(dialect: str, tables: Iterable[str]) -> list[str]:
+    """The guard triggers ``tables`` should have."""
+    names = guard_names if dialect == "sqlite" else _pg_guard_names
+    return [name for table in tables for name in names(table)]
+
+
 def missing_guards(conn: Connection, tables: Iterable[str]) -> list[str]:
     """Guard triggers that should exist but do not (e.g. dropped by a table rebuild)."""
-    if conn.dialect.name == "sqlite":
-        present = set(
-            conn.execute(text("SELECT name FROM sqlite_master WHERE type = 'trigger'")).scalars()
-        )
-        expected = [name for table in tables for name in guard_names(table)]
-    else:
-        present = set(
-            conn.execute(
-                text(
-                    "SELECT t.tgname FROM pg_trigger t "
-                    "JOIN pg_class c ON c.oid = t.tgrelid "
-                    "JOIN pg_namespace n ON n.oid = c.relnamespace "
-                    "WHERE NOT t.tgisinternal AND n.nspname = current_schema()"
-                )
-            ).scalars()
-        )
-        expected = [name for table in tables for name in _pg_guard_names(table)]
-    return [name for name in expected if name not in present]
+    dialect = conn.dialect.name
+    present = set(conn.execute(text(present_guards_sql(dialect))).scalars())
+    return [name for name in expected_guards(dialect, tables) if name not in present]
 
 
 @contextmanager

@@ -1,17 +1,21 @@
 """Apply the migrations in ``viva_store/migrations`` (only ever added, never edited).
 
-Opening a store that is already at the newest schema reads one row and loads nothing of
+Opening a store that is already at the newest schema is one statement
+(:func:`opening_state`: its revision and its guard triggers) and loads nothing of
 Alembic; only a store that is behind takes the write lock and runs Alembic.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sqlalchemy import Connection, Engine, inspect, text
+from sqlalchemy.exc import OperationalError, ProgrammingError
 
 from viva_store.db.engine import read, write
+from viva_store.db.guards import present_guards_sql
 from viva_store.errors import StoreError
 
 if TYPE_CHECKING:
@@ -43,6 +47,35 @@ def current_revision(conn: Connection) -> str | None:
         return None
     value = conn.execute(text("SELECT version_num FROM alembic_version")).scalar()
     return None if value is None else str(value)
+
+
+_REVISION_MARK = "revision:"
+
+
+@dataclass(frozen=True, slots=True)
+class OpeningState:
+    """What opening a store checks: its schema revision and the triggers present."""
+
+    revision: str | None
+    triggers: frozenset[str]
+
+
+def opening_state(engine: Engine) -> OpeningState | None:
+    """The store's revision and triggers in one statement; None for a database without
+    Viva's schema (no ``alembic_version`` yet), which :func:`upgrade` creates."""
+    sql = (
+        present_guards_sql(engine.dialect.name)
+        + f" UNION ALL SELECT '{_REVISION_MARK}' || version_num FROM alembic_version"
+    )
+    try:
+        names = read(engine, lambda c: list(c.exec_driver_sql(sql).scalars()))
+    except (OperationalError, ProgrammingError) as exc:
+        if "alembic_version" in str(exc.orig):
+            return None
+        raise
+    revisions = [n[len(_REVISION_MARK) :] for n in names if n.startswith(_REVISION_MARK)]
+    triggers = frozenset(n for n in names if not n.startswith(_REVISION_MARK))
+    return OpeningState(revisions[0] if revisions else None, triggers)
 
 
 def upgrade(engine: Engine) -> tuple[str | None, str]:

@@ -16,7 +16,6 @@ from sqlalchemy import insert, select, update
 from viva_store.access import member_scope, require_owner
 from viva_store.clock import as_utc
 from viva_store.errors import NotFound
-from viva_store.importing.harness.registry import check
 from viva_store.records import ExecutionRecord
 from viva_store.members.roster import get_member
 from viva_store.registry import reader
@@ -51,6 +50,8 @@ def start_execution(
     started_at: datetime | None = None,
 ) -> ExecutionRecord:
     """Owner: record that a session of ``member`` is being launched in ``harness``."""
+    from viva_store.importing.harness.registry import check  # loads every reader
+
     require_owner(ctx.actor, "launch members")
     get_member(ctx, member)
     values = {

@@ -4,19 +4,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from sqlalchemy import Connection, insert, select, update
 
 from viva_store.access import can_see_member, require_owner
 from viva_store.errors import NotFound
 from viva_store.records import MemberRecord
-from viva_store.skills.library import LibraryImport, import_skills
 from viva_store.registry import reader
-from viva_store.skills.skillset import ensure_natives
-from viva_store.members.team import MemberDef, read_team, shipped_members_dir
 from viva_store.store import Context
 from viva_store.db.schema import MEMBER, SKILL
 
+if TYPE_CHECKING:
+    from viva_store.members.team import MemberDef
+    from viva_store.skills.library import LibraryImport
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +46,11 @@ def _values(member: MemberDef) -> dict[str, object]:
 
 def load_team(ctx: Context, folder: Path | None = None) -> TeamLoad:
     """Load member definitions (and the skill library in ``<folder>/skills``) into the store."""
+    # Parsing definitions (YAML) and the skill library load only here, not for every lookup.
+    from viva_store.members.team import read_team, shipped_members_dir
+    from viva_store.skills.library import import_skills
+    from viva_store.skills.skillset import ensure_natives
+
     require_owner(ctx.actor, "load member definitions")
     folder = folder or shipped_members_dir()
     members, errors = read_team(folder)

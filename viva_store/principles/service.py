@@ -7,7 +7,7 @@ A principle is a member-level norm with versions. Each proposal is an immutable
 (:mod:`~viva_store.principles.decide`); members and the coordinator
 propose (:mod:`~viva_store.principles.propose`).
 
-The write side is re-exported here so callers need one module.
+The write side is re-exported here so callers need one module (loaded when first used).
 
 Read functions here are member-scoped: a member sees only its own member's
 principles (DESIGN I5).
@@ -15,19 +15,12 @@ principles (DESIGN I5).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from viva_store.access import require_self_or_owner
+from viva_store.lazy import exports
 from viva_store.members.roster import get_member
-from viva_store.principles.batch import batch
-from viva_store.principles.decide import (
-    StaleCandidate,
-    approve,
-    defer,
-    reject,
-    retire,
-    rollback,
-)
 from viva_store.principles.load import active_record, candidates, event_records, load
-from viva_store.principles.propose import propose
 from viva_store.principles.records import (
     CandidateRecord,
     PrincipleEventRecord,
@@ -36,6 +29,34 @@ from viva_store.principles.records import (
 from viva_store.principles.state import OPEN, parse_week
 from viva_store.registry import reader
 from viva_store.store import Context
+
+if TYPE_CHECKING:
+    from viva_store.principles.batch import batch
+    from viva_store.principles.decide import (
+        StaleCandidate,
+        approve,
+        defer,
+        reject,
+        retire,
+        rollback,
+    )
+    from viva_store.principles.propose import propose
+else:  # the write side loads when first used (viva_store.lazy)
+    __getattr__ = exports(
+        globals(),
+        {
+            "viva_store.principles.batch": ("batch",),
+            "viva_store.principles.decide": (
+                "StaleCandidate",
+                "approve",
+                "defer",
+                "reject",
+                "retire",
+                "rollback",
+            ),
+            "viva_store.principles.propose": ("propose",),
+        },
+    )
 
 __all__ = [
     "CandidateRecord",

@@ -18,7 +18,6 @@ from viva_store.access import member_scope, require_self_or_owner
 from viva_store.clock import as_utc
 from viva_store.db.schema import ATTRIBUTION, MEMBER, MESSAGE, SESSION
 from viva_store.errors import InvalidInput, NotFound
-from viva_store.importing.prepare import session_id
 from viva_store.records import JsonRecord, MessageRecord, SessionRecord
 from viva_store.registry import reader
 from viva_store.store import Context
@@ -64,9 +63,17 @@ def _base(ctx: Context) -> Select[Any]:
     return query
 
 
+def _parent_id(harness: str, native_id: str) -> str:
+    """Viva's id of a sub-agent's parent (the importer's id function, loaded only here:
+    the importer's module brings its redaction rules)."""
+    from viva_store.importing.prepare import session_id
+
+    return session_id(harness, native_id)
+
+
 def _record(row: Any) -> SessionRecord:
     status = row.a_status or "unattributed"
-    parent = session_id(row.harness, row.parent_native_id) if row.parent_native_id else None
+    parent = _parent_id(row.harness, row.parent_native_id) if row.parent_native_id else None
     return SessionRecord(
         id=row.id,
         harness=row.harness,

@@ -8,34 +8,70 @@ its kinds in :mod:`~viva_store.skills.events`; the members' session axes in
 and one use credited in :mod:`~viva_store.skills.credit`; the cache rebuilt from the log
 in :mod:`~viva_store.skills.rebuild`; a member's set in :mod:`~viva_store.skills.skillset`;
 the library searched mid-session in :mod:`~viva_store.skills.search`.
+Each name is loaded from its module when first used (:mod:`viva_store.lazy`).
 """
 
 from __future__ import annotations
 
-from viva_store.skills.events import instant_of_day
-from viva_store.skills.library import get_skill, import_skills, list_library
-from viva_store.skills.membership import add_skill, reclaim_skill, set_track
-from viva_store.skills.params import SkillParams
-from viva_store.skills.project import project
-from viva_store.skills.records import (
-    MemberSkillRecord,
-    Projection,
-    SkillChange,
-    SkillCurve,
-    SkillEventRecord,
-    SkillMatch,
-)
-from viva_store.skills.search import search_skills
-from viva_store.skills.skillset import (
-    check_cache,
-    list_skills,
-    rebuild_skills,
-    skill_curve,
-    skill_history,
-    skill_parameters,
-    trial_until,
-)
-from viva_store.skills.uses import OUTCOMES, correct_use, read_skill, record_use
+from typing import TYPE_CHECKING
+
+from viva_store.lazy import exports
+
+if TYPE_CHECKING:
+    from viva_store.skills.events import instant_of_day
+    from viva_store.skills.library import get_skill, import_skills, list_library
+    from viva_store.skills.membership import add_skill, reclaim_skill, set_track
+    from viva_store.skills.params import SkillParams
+    from viva_store.skills.project import project
+    from viva_store.skills.records import (
+        MemberSkillRecord,
+        Projection,
+        SkillChange,
+        SkillCurve,
+        SkillEventRecord,
+        SkillMatch,
+    )
+    from viva_store.skills.search import search_skills
+    from viva_store.skills.skillset import (
+        check_cache,
+        list_skills,
+        rebuild_skills,
+        skill_curve,
+        skill_history,
+        skill_parameters,
+        trial_until,
+    )
+    from viva_store.skills.uses import OUTCOMES, correct_use, read_skill, record_use
+else:
+    __getattr__ = exports(
+        globals(),
+        {
+            "viva_store.skills.events": ("instant_of_day",),
+            "viva_store.skills.library": ("get_skill", "import_skills", "list_library"),
+            "viva_store.skills.membership": ("add_skill", "reclaim_skill", "set_track"),
+            "viva_store.skills.params": ("SkillParams",),
+            "viva_store.skills.project": ("project",),
+            "viva_store.skills.records": (
+                "MemberSkillRecord",
+                "Projection",
+                "SkillChange",
+                "SkillCurve",
+                "SkillEventRecord",
+                "SkillMatch",
+            ),
+            "viva_store.skills.search": ("search_skills",),
+            "viva_store.skills.skillset": (
+                "check_cache",
+                "list_skills",
+                "rebuild_skills",
+                "skill_curve",
+                "skill_history",
+                "skill_parameters",
+                "trial_until",
+            ),
+            "viva_store.skills.uses": ("OUTCOMES", "correct_use", "read_skill", "record_use"),
+        },
+    )
 
 __all__ = [
     "OUTCOMES",
