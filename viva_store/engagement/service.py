@@ -36,7 +36,6 @@ from viva_store.engagement.rules import (
 from viva_store.errors import InvalidInput
 from viva_store.members.roster import get_member, member_names
 from viva_store.records import JsonRecord
-from viva_store.redact import RULESET_VERSION, redact_typed
 from viva_store.registry import reader
 from viva_store.store import Context
 
@@ -200,6 +199,8 @@ def state_history(
 
 
 def _clean(name: str, value: str) -> str:
+    from viva_store.redact import redact_typed  # the rules load only when state is set
+
     if name not in FIELDS:
         raise InvalidInput(f"unknown state field {name!r} (one of {', '.join(FIELDS)})")
     value = redact_typed(" ".join(value.split()))
@@ -233,6 +234,8 @@ def set_state(
             raise InvalidInput(f"cannot both set and clear {name}")
     if not wanted and not clear:
         raise InvalidInput("give at least one of --domain, --project, --counterpart, --activity")
+    from viva_store.redact import RULESET_VERSION, redact_typed
+
     now, actor = ctx.store.now(), _actor(ctx)
     typed = {"note": redact_typed(note), "ruleset": RULESET_VERSION}
 

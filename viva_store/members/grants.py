@@ -22,7 +22,6 @@ from viva_store.access import OWNER, Actor, member_actor, member_scope, require_
 from viva_store.clock import as_utc
 from viva_store.errors import GrantRefused, InvalidInput, NotFound
 from viva_store.records import GrantRecord, IssuedGrant
-from viva_store.redact import redact_typed
 from viva_store.members.roster import get_member
 from viva_store.registry import reader
 from viva_store.store import Context, Store
@@ -53,6 +52,8 @@ def issue_grant(
     ctx: Context, member: str, ttl: timedelta | None = DEFAULT_TTL, note: str = ""
 ) -> IssuedGrant:
     """Owner: mint a grant for ``member``. The token is returned once and never stored."""
+    from viva_store.redact import redact_typed  # the rules load when used
+
     require_owner(ctx.actor, "issue grants")
     get_member(ctx, member)
     token = TOKEN_PREFIX + secrets.token_urlsafe(32)

@@ -50,7 +50,6 @@ from viva_store.recall.walk import (
     newest_keyed,
     windows,
 )
-from viva_store.redact import RULESET_VERSION, redact_typed
 from viva_store.registry import reader
 from viva_store.sessions.service import resolve_ids
 from viva_store.store import Context
@@ -358,6 +357,8 @@ def mark_importance(ctx: Context, ref: str, value: float | None, note: str = "")
 
     Recorded as an append-only ``recall_mark`` event.
     """
+    from viva_store.redact import RULESET_VERSION, redact_typed  # the rules load when used
+
     require_owner(ctx.actor, "mark a session's importance")
     if value is not None and not 0.0 <= value <= 1.0:
         raise InvalidInput("importance must be between 0 and 1")

@@ -20,7 +20,6 @@ from viva_store.db.schema import SKILL
 from viva_store.errors import InvalidInput, NotFound
 from viva_store.frontmatter import split_front_matter
 from viva_store.records import SkillRecord
-from viva_store.redact import redact_typed
 from viva_store.registry import reader
 from viva_store.store import Context
 
@@ -47,6 +46,8 @@ class SkillDef:
 
 def read_skill(folder: Path) -> SkillDef:
     """Read and validate one skill folder; raises :class:`InvalidInput` naming the file."""
+    from viva_store.redact import redact_typed  # the rules load when used
+
     path = folder / "SKILL.md"
     try:
         text = path.read_text(encoding="utf-8")
