@@ -11,11 +11,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import Connection, insert
+from sqlalchemy import Connection, insert, select
 
 from viva_store.access import require_owner
-from viva_store.db.schema import CLASSIFICATION
-from viva_store.errors import InvalidInput
+from viva_store.db.schema import ATTRIBUTION, CLASSIFICATION
+from viva_store.errors import InvalidInput, VivaError
 from viva_store.members.roster import member_names
 from viva_store.sessions.service import resolve_many
 from viva_store.skills.uses import after_attribution
@@ -32,8 +32,49 @@ class Classified:
     member: str | None
 
 
+Expected = tuple[str, str | None]
+"""A session's attribution as the caller last saw it: ``(status, member)``, e.g.
+``("unattributed", None)`` or ``("attributed", "deven")``."""
+
+
+class SessionChanged(VivaError):
+    """A session is no longer as the caller saw it (someone else filed it meanwhile)."""
+
+
+def _said(status: str, member: str | None) -> str:
+    if status == "attributed":
+        return f"filed into {member}"
+    return "marked nobody's" if status == "nobody" else "back in the queue"
+
+
+def _check_expected(conn: Connection, ids: list[str], expect: Expected) -> None:
+    """Refuse (changing nothing) when any session's attribution is not ``expect``."""
+    now: dict[str, Expected] = {sid: ("unattributed", None) for sid in ids}
+    for start in range(0, len(ids), attribution.IN_BATCH):
+        part = ids[start : start + attribution.IN_BATCH]
+        rows = conn.execute(
+            select(ATTRIBUTION.c.session_id, ATTRIBUTION.c.status, ATTRIBUTION.c.member).where(
+                ATTRIBUTION.c.session_id.in_(part)
+            )
+        )
+        for row in rows:
+            now[row.session_id] = (row.status, row.member)
+    moved = [(sid, state) for sid, state in now.items() if state != expect]
+    if moved:
+        sid, (status, member) = moved[0]
+        others = f" (and {len(moved) - 1} more)" if len(moved) > 1 else ""
+        raise SessionChanged(
+            f"session {sid}{others} was {_said(status, member)} meanwhile; nothing was changed"
+        )
+
+
 def _apply(
-    ctx: Context, refs: Sequence[str], action: str, member: str | None, note: str
+    ctx: Context,
+    refs: Sequence[str],
+    action: str,
+    member: str | None,
+    note: str,
+    expect: Expected | None = None,
 ) -> Classified:
     if not refs:
         raise InvalidInput("give at least one session id")
@@ -41,6 +82,8 @@ def _apply(
 
     def work(conn: Connection) -> Classified:
         ids = list(dict.fromkeys(resolve_many(conn, ctx, refs)))
+        if expect is not None:
+            _check_expected(conn, ids, expect)
         events = [
             {
                 "session_id": sid,
@@ -62,21 +105,39 @@ def _apply(
     return ctx.store.write(work)
 
 
-def classify(ctx: Context, refs: Sequence[str], member: str, note: str = "") -> Classified:
-    """Owner: file these sessions into ``member``'s experience."""
+def classify(
+    ctx: Context,
+    refs: Sequence[str],
+    member: str,
+    note: str = "",
+    *,
+    expect: Expected | None = None,
+) -> Classified:
+    """Owner: file these sessions into ``member``'s experience.
+
+    With ``expect``, every session must still be as the caller saw it, else
+    :class:`SessionChanged` is raised and nothing is written (a stale screen never
+    overrides another window's decision).
+    """
     require_owner(ctx.actor, "classify sessions")
     if member not in member_names(ctx):
         raise InvalidInput(f"no member named {member!r} (see `viva members`)")
-    return _apply(ctx, refs, "member", member, note)
+    return _apply(ctx, refs, "member", member, note, expect)
 
 
-def classify_nobody(ctx: Context, refs: Sequence[str], note: str = "") -> Classified:
-    """Owner: these sessions were recovered but belong to no member."""
+def classify_nobody(
+    ctx: Context, refs: Sequence[str], note: str = "", *, expect: Expected | None = None
+) -> Classified:
+    """Owner: these sessions were recovered but belong to no member (``expect``: as in
+    :func:`classify`)."""
     require_owner(ctx.actor, "classify sessions")
-    return _apply(ctx, refs, "nobody", None, note)
+    return _apply(ctx, refs, "nobody", None, note, expect)
 
 
-def unclassify(ctx: Context, refs: Sequence[str], note: str = "") -> Classified:
-    """Owner: put these sessions back in the triage queue (a new event; nothing is deleted)."""
+def unclassify(
+    ctx: Context, refs: Sequence[str], note: str = "", *, expect: Expected | None = None
+) -> Classified:
+    """Owner: put these sessions back in the triage queue (a new event; nothing is deleted;
+    ``expect``: as in :func:`classify`)."""
     require_owner(ctx.actor, "unclassify sessions")
-    return _apply(ctx, refs, "unclassify", None, note)
+    return _apply(ctx, refs, "unclassify", None, note, expect)

@@ -6,11 +6,20 @@ with a calibrated confidence and never applies a suggestion unless the owner ask
 
 from __future__ import annotations
 
-from viva_store.triage.classify import Classified, classify, classify_nobody, unclassify
+from viva_store.triage.classify import (
+    Classified,
+    Expected,
+    SessionChanged,
+    classify,
+    classify_nobody,
+    unclassify,
+)
 from viva_store.triage.suggest import Suggestion, accept_suggestions, suggest
 
 __all__ = [
     "Classified",
+    "Expected",
+    "SessionChanged",
     "Suggestion",
     "accept_suggestions",
     "classify",
