@@ -133,10 +133,16 @@ class ChangeStamp:
     marks: dict[str, int]
 
     def changed_since(self, earlier: ChangeStamp | None) -> frozenset[str]:
-        """The areas written since ``earlier`` (all of them when there is none)."""
+        """The areas written since ``earlier`` (all of them when there is none); an
+        ``earlier`` read after this one names none."""
         if earlier is None:
             return frozenset(self.marks)
-        return frozenset(a for a, mark in self.marks.items() if earlier.marks.get(a) != mark)
+        return frozenset(a for a, mark in self.marks.items() if mark > earlier.marks.get(a, -1))
+
+    def merged(self, other: ChangeStamp) -> ChangeStamp:
+        """The newer mark of each area (stamps read in any order merge to the latest)."""
+        areas = self.marks.keys() | other.marks.keys()
+        return ChangeStamp({a: max(self.marks.get(a, -1), other.marks.get(a, -1)) for a in areas})
 
 
 ENGINES = ("sqlite", "postgresql")

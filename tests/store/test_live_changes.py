@@ -9,7 +9,13 @@ import pytest
 from viva_store.members.executions import start_execution
 from viva_store.sessions.service import get_session
 from viva_store.store import Context
-from viva_store.triage.classify import SessionChanged, classify, classify_nobody, unclassify
+from viva_store.triage.classify import (
+    SessionChanged,
+    classify,
+    classify_nobody,
+    queue_size,
+    unclassify,
+)
 
 from .test_attribution import T0, do_import, write
 
@@ -67,3 +73,18 @@ def test_an_execution_attributed_session_is_not_queued(ctx: Context, tmp_path: P
     do_import(ctx, tmp_path)
     with pytest.raises(SessionChanged, match="filed into victor"):
         classify(ctx, [native], "deven", expect=QUEUED)
+
+
+def test_the_queue_size_counts_what_waits(ctx: Context, tmp_path: Path) -> None:
+    first, _ = two_sessions(ctx, tmp_path)
+    assert queue_size(ctx) == 2
+    classify_nobody(ctx, [first])
+    assert queue_size(ctx) == 1
+
+
+def test_stamps_read_out_of_order_merge_to_the_newest(ctx: Context, tmp_path: Path) -> None:
+    old = ctx.store.change_stamp()
+    two_sessions(ctx, tmp_path)
+    new = ctx.store.change_stamp()
+    assert old.changed_since(new) == frozenset()  # a late answer to an earlier poll
+    assert old.merged(new) == new.merged(old) == new

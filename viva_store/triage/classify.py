@@ -8,13 +8,13 @@ attribution set-wise, so 10,000 sessions take seconds.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import Connection, insert, select
+from sqlalchemy import Connection, func, insert, or_, select
 
 from viva_store.access import require_owner
-from viva_store.db.schema import ATTRIBUTION, CLASSIFICATION
+from viva_store.db.schema import ATTRIBUTION, CLASSIFICATION, SESSION
 from viva_store.errors import InvalidInput, VivaError
 from viva_store.members.roster import member_names
 from viva_store.sessions.service import resolve_many
@@ -35,6 +35,8 @@ class Classified:
 Expected = tuple[str, str | None]
 """A session's attribution as the caller last saw it: ``(status, member)``, e.g.
 ``("unattributed", None)`` or ``("attributed", "deven")``."""
+Expectation = Expected | Mapping[str, Expected]
+"""One state every session must have, or each session's own."""
 
 
 class SessionChanged(VivaError):
@@ -47,8 +49,8 @@ def _said(status: str, member: str | None) -> str:
     return "marked nobody's" if status == "nobody" else "back in the queue"
 
 
-def _check_expected(conn: Connection, ids: list[str], expect: Expected) -> None:
-    """Refuse (changing nothing) when any session's attribution is not ``expect``."""
+def _check_expected(conn: Connection, ids: list[str], expect: Expectation) -> None:
+    """Refuse (changing nothing) when any session's attribution is not as expected."""
     now: dict[str, Expected] = {sid: ("unattributed", None) for sid in ids}
     for start in range(0, len(ids), attribution.IN_BATCH):
         part = ids[start : start + attribution.IN_BATCH]
@@ -59,7 +61,8 @@ def _check_expected(conn: Connection, ids: list[str], expect: Expected) -> None:
         )
         for row in rows:
             now[row.session_id] = (row.status, row.member)
-    moved = [(sid, state) for sid, state in now.items() if state != expect]
+    wanted = expect if isinstance(expect, Mapping) else dict.fromkeys(ids, expect)
+    moved = [(sid, state) for sid, state in now.items() if state != wanted.get(sid, state)]
     if moved:
         sid, (status, member) = moved[0]
         others = f" (and {len(moved) - 1} more)" if len(moved) > 1 else ""
@@ -74,7 +77,7 @@ def _apply(
     action: str,
     member: str | None,
     note: str,
-    expect: Expected | None = None,
+    expect: Expectation | None = None,
 ) -> Classified:
     if not refs:
         raise InvalidInput("give at least one session id")
@@ -111,11 +114,12 @@ def classify(
     member: str,
     note: str = "",
     *,
-    expect: Expected | None = None,
+    expect: Expectation | None = None,
 ) -> Classified:
     """Owner: file these sessions into ``member``'s experience.
 
-    With ``expect``, every session must still be as the caller saw it, else
+    With ``expect`` (one state for all, or one per session id), every session must
+    still be as the caller saw it, else
     :class:`SessionChanged` is raised and nothing is written (a stale screen never
     overrides another window's decision).
     """
@@ -126,7 +130,7 @@ def classify(
 
 
 def classify_nobody(
-    ctx: Context, refs: Sequence[str], note: str = "", *, expect: Expected | None = None
+    ctx: Context, refs: Sequence[str], note: str = "", *, expect: Expectation | None = None
 ) -> Classified:
     """Owner: these sessions were recovered but belong to no member (``expect``: as in
     :func:`classify`)."""
@@ -135,9 +139,18 @@ def classify_nobody(
 
 
 def unclassify(
-    ctx: Context, refs: Sequence[str], note: str = "", *, expect: Expected | None = None
+    ctx: Context, refs: Sequence[str], note: str = "", *, expect: Expectation | None = None
 ) -> Classified:
     """Owner: put these sessions back in the triage queue (a new event; nothing is deleted;
     ``expect``: as in :func:`classify`)."""
     require_owner(ctx.actor, "unclassify sessions")
     return _apply(ctx, refs, "unclassify", None, note, expect)
+
+
+def queue_size(ctx: Context) -> int:
+    """Owner: how many sessions wait in the triage queue (one counting query)."""
+    require_owner(ctx.actor, "see the triage queue")
+    joined = SESSION.outerjoin(ATTRIBUTION, ATTRIBUTION.c.session_id == SESSION.c.id)
+    waiting = or_(ATTRIBUTION.c.status.is_(None), ATTRIBUTION.c.status == "unattributed")
+    query = select(func.count()).select_from(joined).where(waiting)
+    return int(ctx.store.read(lambda conn: conn.execute(query).scalar_one()))

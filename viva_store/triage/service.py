@@ -8,22 +8,26 @@ from __future__ import annotations
 
 from viva_store.triage.classify import (
     Classified,
+    Expectation,
     Expected,
     SessionChanged,
     classify,
     classify_nobody,
+    queue_size,
     unclassify,
 )
 from viva_store.triage.suggest import Suggestion, accept_suggestions, suggest
 
 __all__ = [
     "Classified",
+    "Expectation",
     "Expected",
     "SessionChanged",
     "Suggestion",
     "accept_suggestions",
     "classify",
     "classify_nobody",
+    "queue_size",
     "suggest",
     "unclassify",
 ]

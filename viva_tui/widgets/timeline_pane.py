@@ -161,6 +161,8 @@ decisions between them.
             return
         self.events = list(events.events) if self.query_now == Query() else []
         listing = self.query_one(RowList)
+        was = listing.highlighted
+        keep = listing.get_option_at_index(was).id if was is not None else None
         listing.clear_options()
         self.loaded, self._sessions, self._last_day = 0, {}, None
         self._append(page)
@@ -169,6 +171,10 @@ decisions between them.
             notes.append(f"No sessions are filed to {member} yet (file some in Triage).")
         self._status(notes)
         if listing.option_count:
+            ids = [listing.get_option_at_index(i).id for i in range(listing.option_count)]
+            if keep is not None and keep in ids:  # re-read with the store: stay put
+                listing.highlighted = ids.index(keep)
+                return
             listing.highlighted = next(
                 (
                     i

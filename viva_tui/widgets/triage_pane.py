@@ -18,26 +18,19 @@ from textual.widgets import Input, Select, Static
 
 from viva_store.records import SessionRecord
 from viva_tui import keys
-from viva_tui.views import Page, Query, Transcript
+from viva_tui.views import TRIAGE_PAGE, Page, Query, Transcript
+from viva_tui.widgets.cursor import row_to_keep, survivor
 from viva_tui.widgets.format import clip, plural, project_label, suggestion_cell, when
 from viva_tui.widgets.pane import Pane
 from viva_tui.widgets.tables import RowTable
 from viva_tui.widgets.transcript import TranscriptView
+from viva_tui.widgets.triage_columns import COLUMNS
 
 if TYPE_CHECKING:
     from viva_store.triage.service import Suggestion
 
 NEAR_END = 25
 PREVIEW_DELAY = 0.15
-COLUMNS = (
-    ("mark", " ", 1),
-    ("harness", "harness", 11),
-    ("project", "project", 20),
-    ("started", "started", 16),
-    ("title", "title", 44),
-    ("msgs", "msgs", 4),
-    ("suggested", "suggested", 15),
-)
 
 
 class TriagePane(Pane):
@@ -77,6 +70,7 @@ files a session by itself.
 
         query: Query
         offset: int
+        limit: int = TRIAGE_PAGE
 
     @dataclass(eq=False, repr=False)
     class PreviewRequested(Message):
@@ -133,6 +127,7 @@ files a session by itself.
         self.suggestions: dict[str, Suggestion] | None = None
         self._preview_timer: Timer | None = None
         self._filter_timer: Timer | None = None
+        self._keep: tuple[str, int] | None = None  # the cursor's session and row at a reload
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="triage-filters", classes="filters"):
@@ -198,7 +193,9 @@ files a session by itself.
                 else "The triage queue is empty. Press i to import sessions from the harnesses.",
             )
         else:
-            self.query_one(RowTable).move_cursor(row=0)
+            keep, self._keep = self._keep, None
+            row = row_to_keep(self.order, *keep) if keep else 0
+            self.query_one(RowTable).move_cursor(row=row)
             self._schedule_preview()
 
     def show_preview(self, transcript: Transcript) -> None:
@@ -215,17 +212,19 @@ files a session by itself.
         self._status()
 
     def remove_sessions(self, ids: Sequence[str]) -> None:
-        """Take filed sessions out of the list, keeping the cursor where it was."""
+        """Take filed sessions out of the list; the cursor stays on the session it was on,
+        or moves to the next one still in the list (else the one before)."""
         table = self.query_one(RowTable)
-        row = table.cursor_row
+        gone = set(ids)
+        stay = survivor(self.order, self.current(), gone)
         for sid in ids:
             if sid in self.sessions:
                 table.remove_row(sid)
                 del self.sessions[sid]
-                self.order.remove(sid)
-        self.marked -= set(ids)
+        self.order = [sid for sid in self.order if sid not in gone]
+        self.marked -= gone
         if self.order:
-            table.move_cursor(row=min(max(row, 0), len(self.order) - 1))
+            table.move_cursor(row=self.order.index(stay) if stay in self.sessions else 0)
             self._schedule_preview()
             self._maybe_more(table.cursor_row)
         else:
@@ -235,8 +234,11 @@ files a session by itself.
         self._status()
 
     def reload(self) -> None:
-        """Start the list again from its first page."""
-        self._request(0)
+        """Read the list again as far as it was loaded, keeping the cursor's session."""
+        sid = self.current()
+        if sid is not None:
+            self._keep = (sid, self.query_one(RowTable).cursor_row)
+        self._request(0, max(TRIAGE_PAGE, len(self.order)))
 
     # Cells and status --------------------------------------------------------------------
 
@@ -292,9 +294,9 @@ files a session by itself.
         if self.more and not self.fetching and row >= len(self.order) - NEAR_END:
             self._request(len(self.order))
 
-    def _request(self, offset: int) -> None:
+    def _request(self, offset: int, limit: int = TRIAGE_PAGE) -> None:
         self.fetching = True
-        self.ask(self.PageRequested(self.query_now, offset))
+        self.ask(self.PageRequested(self.query_now, offset, limit))
 
     def _schedule_preview(self) -> None:
         if self._preview_timer is not None:

@@ -7,7 +7,7 @@ in the worker that opens the store (the services bring SQLAlchemy with them).
 
 from __future__ import annotations
 
-from collections.abc import Generator, Sequence
+from collections.abc import Generator, Mapping, Sequence
 from typing import TypeAlias
 
 from viva_store.importing import service as importing
@@ -25,12 +25,14 @@ from viva_store.sessions.service import (
     session_messages,
 )
 from viva_store.skills.service import list_skills
-from viva_store.store import Context
+from viva_store.store import ChangeStamp, Context
 from viva_store.triage.service import (
     Classified,
+    Expected,
     Suggestion,
     classify,
     classify_nobody,
+    queue_size,
     suggest,
     unclassify,
 )
@@ -50,6 +52,8 @@ from viva_tui.views import (
     Transcript,
 )
 
+QUEUED: Expected = ("unattributed", None)
+"""The state of every session the triage pane lists (what an action there expects)."""
 ImportEvent: TypeAlias = importing.ImportStarted | importing.FilesUnchanged | importing.FileImported
 
 
@@ -58,6 +62,10 @@ class Backend:
 
     def __init__(self, ctx: Context) -> None:
         self.ctx = ctx
+
+    def change_stamp(self) -> ChangeStamp:
+        """Where each area of the store stands (the app polls it to stay live)."""
+        return self.ctx.store.change_stamp()
 
     # Members ---------------------------------------------------------------------------
 
@@ -115,29 +123,36 @@ class Backend:
 
     # Triage ----------------------------------------------------------------------------
 
+    def queue_size(self) -> int:
+        """How many sessions wait in the triage queue."""
+        return queue_size(self.ctx)
+
     def suggestions(self) -> dict[str, Suggestion]:
         """The suggestion for every queued session, by session id."""
         return {s.session_id: s for s in suggest(self.ctx)}
 
     def assign(self, ids: Sequence[str], member: str | None) -> Classified:
-        """File sessions into ``member``'s experience (None: nobody's)."""
+        """File queued sessions into ``member``'s experience (None: nobody's); refused
+        when any of them left the queue meanwhile."""
         if member is None:
-            return classify_nobody(self.ctx, ids, note="triage pane")
-        return classify(self.ctx, ids, member, note="triage pane")
+            return classify_nobody(self.ctx, ids, note="triage pane", expect=QUEUED)
+        return classify(self.ctx, ids, member, note="triage pane", expect=QUEUED)
 
     def accept(self, pairs: Sequence[tuple[str, str]]) -> list[Classified]:
-        """Accept suggestions: ``(session id, suggested member)`` pairs, one call per member."""
+        """Accept suggestions: ``(session id, suggested member)`` pairs, one call per member
+        (each refused when one of its sessions left the queue meanwhile)."""
         by_member: dict[str, list[str]] = {}
         for sid, member in pairs:
             by_member.setdefault(member, []).append(sid)
         return [
-            classify(self.ctx, ids, member, note="accepted suggestion")
+            classify(self.ctx, ids, member, note="accepted suggestion", expect=QUEUED)
             for member, ids in sorted(by_member.items())
         ]
 
-    def undo(self, ids: Sequence[str]) -> Classified:
-        """Put sessions back in the triage queue (a new event; nothing is deleted)."""
-        return unclassify(self.ctx, ids, note="undo in the triage pane")
+    def undo(self, left: Mapping[str, Expected]) -> Classified:
+        """Put sessions back in the triage queue (a new event; nothing is deleted), if each
+        is still as the undone action ``left`` it (by session id)."""
+        return unclassify(self.ctx, list(left), note="undo in the triage pane", expect=left)
 
     def harnesses(self) -> list[str]:
         """The harnesses Viva reads (for the filters)."""
