@@ -46,6 +46,8 @@ class MainScreen(LiveFlow, TriageFlow, TimelineFlow, SkillsFlow, PrinciplesFlow,
     write to the store meanwhile appears on its own."""
 
     BINDINGS: ClassVar[list[BindingType]] = [*keys.SCREEN]
+    # At 80×24 the sidebar keeps only the pane keys.
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]  # noqa: RUF012
 
     def __init__(self, member: str | None = None) -> None:
         super().__init__(member)

@@ -20,20 +20,21 @@ from viva_store.records import SessionRecord
 from viva_tui import keys
 from viva_tui.views import TRIAGE_PAGE, Page, Query, Transcript
 from viva_tui.widgets.cursor import row_to_keep, survivor
-from viva_tui.widgets.format import clip, plural, project_label, suggestion_cell, when
-from viva_tui.widgets.pane import Pane
+from viva_tui.widgets.format import plural, suggestion_cell
 from viva_tui.widgets.tables import RowTable
 from viva_tui.widgets.transcript import TranscriptView
-from viva_tui.widgets.triage_columns import COLUMNS
+from viva_tui.widgets.triage_columns import Column, columns_for, row_cells
+from viva_tui.widgets.triage_filters import FilteredQueue
 
 if TYPE_CHECKING:
     from viva_store.triage.service import Suggestion
 
 NEAR_END = 25
+SIDEBAR_WIDTH = 20
 PREVIEW_DELAY = 0.15
 
 
-class TriagePane(Pane):
+class TriagePane(FilteredQueue):
     """Unattributed sessions, newest first, loaded a page at a time as the cursor nears
     the end (the store may hold tens of thousands).
 
@@ -119,14 +120,13 @@ files a session by itself.
         super().__init__()
         self.keys = dict(member_keys or {})
         self.set_reactive(TriagePane.harnesses, tuple(harnesses))
-        self.query_now = Query()
         self.order: list[str] = []
         self.sessions: dict[str, SessionRecord] = {}
         self.more = False
         self.fetching = False
         self.suggestions: dict[str, Suggestion] | None = None
         self._preview_timer: Timer | None = None
-        self._filter_timer: Timer | None = None
+        self.columns: tuple[Column, ...] = ()
         self._keep: tuple[str, int] | None = None  # the cursor's session and row at a reload
 
     def compose(self) -> ComposeResult:
@@ -145,8 +145,7 @@ files a session by itself.
         yield Static("", id="triage-status", classes="status")
 
     def on_mount(self) -> None:
-        table = self.query_one(RowTable)
-        table.add_fixed_columns(COLUMNS)
+        self._lay_out(self.size.width or self.app.size.width - SIDEBAR_WIDTH)
         self._status()
 
     def request_data(self) -> None:
@@ -243,15 +242,26 @@ files a session by itself.
     # Cells and status --------------------------------------------------------------------
 
     def _cells(self, s: SessionRecord) -> tuple[object, ...]:
-        return (
-            self._mark_cell(s.id),
-            s.harness,
-            project_label(s.project, s.cwd, 20),
-            when(s.started_at),
-            clip(s.title or "(untitled)", 44),
-            str(s.message_count),
-            self._suggestion_cell(s.id),
-        )
+        return row_cells(s, self.columns, self._mark_cell(s.id), self._suggestion_cell(s.id))
+
+    def on_resize(self) -> None:
+        self._lay_out(self.size.width)
+
+    def _lay_out(self, width: int) -> None:
+        """Choose the columns for ``width`` (the rows are redrawn if they change)."""
+        columns = columns_for(width)
+        if columns == self.columns:
+            return
+        self.columns = columns
+        table = self.query_one(RowTable)
+        row = table.cursor_row
+        table.clear(columns=True)
+        table.add_fixed_columns(columns)
+        for sid in self.order:
+            table.add_row(*self._cells(self.sessions[sid]), key=sid)
+        table.rows_added()
+        if self.order:
+            table.move_cursor(row=min(max(row, 0), len(self.order) - 1))
 
     def _mark_cell(self, sid: str) -> Text:
         return Text("●", style="bold") if sid in self.marked else Text(" ")
@@ -307,32 +317,6 @@ files a session by itself.
         sid = self.current()
         if sid:
             self.ask(self.PreviewRequested(sid))
-
-    def on_select_changed(self, event: Select.Changed) -> None:
-        event.stop()
-        self._apply_filters()
-
-    def on_input_changed(self, event: Input.Changed) -> None:
-        event.stop()
-        if self._filter_timer is not None:
-            self._filter_timer.stop()
-        self._filter_timer = self.set_timer(0.3, self._apply_filters)
-
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        event.stop()
-        self._apply_filters()
-        self.focus_main()
-
-    def _apply_filters(self) -> None:
-        harness = self.query_one("#triage-harness", Select).value
-        query = Query(
-            harness=harness if isinstance(harness, str) else None,
-            project=self.query_one("#triage-project", Input).value.strip() or None,
-            text=self.query_one("#triage-text", Input).value.strip() or None,
-        )
-        if query != self.query_now:
-            self.query_now = query
-            self._request(0)
 
     def watch_marked(self, old: frozenset[str], new: frozenset[str]) -> None:
         table = self.query_one(RowTable)
