@@ -22,6 +22,7 @@ from viva_store.access import OWNER
 from viva_store.config import CONFIG_TEMPLATE, Config
 from viva_store.demo.content import HARNESSES, MODELS, OUTSIDE_PROMPTS, PROJECTS, WORK
 from viva_store.demo.harness_files import WRITERS, SessionSpec, Turn
+from viva_store.demo.reuse import fingerprint, is_demo, mark_built, reusable
 from viva_store.importing.harness.registry import names as harness_names
 from viva_store.importing.pipeline import run_import
 from viva_store.members.executions import finish_execution, start_execution
@@ -30,6 +31,8 @@ from viva_store.skills.skillset import add_skill, list_skills, reclaim_skill
 from viva_store.skills.uses import record_use
 from viva_store.store import Context, Store
 from viva_store.triage.classify import classify, classify_nobody
+
+__all__ = ["DemoReport", "build_demo", "fingerprint", "is_demo", "mark_built", "reusable"]
 
 DAYS = 35
 # Five weeks are too short to see forgetting at the real half-lives (a skill takes
