@@ -145,6 +145,8 @@ class ImportFinished(Message, bubble=False):
     counts: dict[str, Any]
     problems: int
     new_sessions: tuple[str, ...] = field(default_factory=tuple)
+    stamp: ChangeStamp | None = None
+    """The store when the import ended (what it wrote is not re-read by the live poll)."""
 
 
 # Timeline ---------------------------------------------------------------------------------

@@ -43,6 +43,8 @@ class LiveFlow(ServiceScreen):
         self.answer(StoreStamped(self.backend.change_stamp(), baseline))
 
     def on_store_stamped(self, message: StoreStamped) -> None:
+        if getattr(self, "importing", False):
+            return  # the app's own import: it re-reads what it changed when it ends
         earlier = self.stamp
         self.stamp = message.stamp if earlier is None else earlier.merged(message.stamp)
         if message.baseline or earlier is None:

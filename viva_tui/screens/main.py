@@ -78,11 +78,15 @@ class MainScreen(LiveFlow, TriageFlow, TimelineFlow, SkillsFlow, PrinciplesFlow,
 
     def store_opened(self, backend: Backend, harnesses: list[str] | None = None) -> None:
         """The app opened the store: fill the harness filters, run what waited."""
-        self.harnesses = list(harnesses or [])
+        self.show_harnesses(harnesses or [])
+        super().store_opened(backend)
+
+    def show_harnesses(self, harnesses: Sequence[str]) -> None:
+        """What the harness filters offer."""
+        self.harnesses = list(harnesses)
         for pane_id in ("triage", "timeline"):
             if (pane := self.maybe_pane(pane_id)) is not None:
                 cast("TriagePane | TimelinePane", pane).harnesses = tuple(self.harnesses)
-        super().store_opened(backend)
 
     # Panes -------------------------------------------------------------------------------
 

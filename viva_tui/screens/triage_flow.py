@@ -23,7 +23,6 @@ from viva_tui.widgets.format import plural
 from viva_tui.widgets.sidebar import Sidebar
 
 if TYPE_CHECKING:
-    from viva_store.store import ChangeStamp
     from viva_store.triage.service import Classified, Expected
     from viva_tui.widgets.triage_pane import TriagePane
 
@@ -226,9 +225,6 @@ class TriageFlow(ServiceScreen):
 
     def show_queue_size(self) -> None:
         self.query_one(Sidebar).set_badge("triage", str(self.queue_size or ""))
-
-    def wrote(self, stamp: ChangeStamp) -> None:
-        """The app's own write left the store at ``stamp`` (the live flow's baseline)."""
 
     def sessions_changed(self, members: Sequence[str] | None = None) -> None:
         """Attributions changed (of ``members``; None: any): lists that depend on them

@@ -19,7 +19,7 @@ PADDING = 2
 """Each cell's padding, left and right."""
 SCROLLBAR = 2
 MIN_TITLE = 24
-SUGGESTED = ("suggested", "suggested", 24)
+SUGGESTED = ("suggested", "suggested", 28)
 LAYOUTS: tuple[tuple[Column, ...], ...] = (
     (
         ("mark", " ", 1),

@@ -21,6 +21,7 @@ from viva_tui import keys
 from viva_tui.views import TRIAGE_PAGE, Page, Query, Transcript
 from viva_tui.widgets.cursor import row_to_keep, survivor
 from viva_tui.widgets.format import plural, suggestion_cell
+from viva_tui.widgets.pane import titled
 from viva_tui.widgets.tables import RowTable
 from viva_tui.widgets.transcript import TranscriptView
 from viva_tui.widgets.triage_columns import Column, columns_for, row_cells
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
 
 NEAR_END = 25
 SIDEBAR_WIDTH = 20
+BORDER = 2
 PREVIEW_DELAY = 0.15
 
 
@@ -44,7 +46,7 @@ class TriagePane(FilteredQueue):
     DEFAULT_CSS = """
     #triage-body { height: 1fr; }
     #triage-table { height: 1fr; }
-    #triage-preview { height: 1fr; border-top: tall $panel; }
+    #triage-preview { height: 1fr; }
     """
 
     PANE_ID = "triage"
@@ -140,12 +142,12 @@ files a session by itself.
             yield Input(placeholder="project name", id="triage-project", compact=True)
             yield Input(placeholder="f: text in title or project", id="triage-text", compact=True)
         with Vertical(id="triage-body"):
-            yield RowTable(id="triage-table")
-            yield TranscriptView(id="triage-preview", placeholder="Loading the queue…")
+            yield titled(RowTable(id="triage-table"), "Queue")
+            yield titled(TranscriptView(id="triage-preview", placeholder="Loading…"), "Preview")
         yield Static("", id="triage-status", classes="status")
 
     def on_mount(self) -> None:
-        self._lay_out(self.size.width or self.app.size.width - SIDEBAR_WIDTH)
+        self._lay_out((self.size.width or self.app.size.width - SIDEBAR_WIDTH) - BORDER)
         self._status()
 
     def request_data(self) -> None:
@@ -245,7 +247,7 @@ files a session by itself.
         return row_cells(s, self.columns, self._mark_cell(s.id), self._suggestion_cell(s.id))
 
     def on_resize(self) -> None:
-        self._lay_out(self.size.width)
+        self._lay_out(self.size.width - BORDER)
 
     def _lay_out(self, width: int) -> None:
         """Choose the columns for ``width`` (the rows are redrawn if they change)."""

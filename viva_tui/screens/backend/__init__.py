@@ -8,9 +8,8 @@ in the worker that opens the store (the services bring SQLAlchemy with them).
 from __future__ import annotations
 
 from collections.abc import Generator, Mapping, Sequence
-from typing import TypeAlias
+from typing import TYPE_CHECKING, TypeAlias
 
-from viva_store.importing import service as importing
 from viva_store.launch.service import command_line
 from viva_store.members.service import list_executions, list_members, member_names
 from viva_store.principles.service import active_principles
@@ -54,7 +53,12 @@ from viva_tui.views import (
 
 QUEUED: Expected = ("unattributed", None)
 """The state of every session the triage pane lists (what an action there expects)."""
-ImportEvent: TypeAlias = importing.ImportStarted | importing.FilesUnchanged | importing.FileImported
+if TYPE_CHECKING:
+    from viva_store.importing import service as importing
+
+ImportEvent: TypeAlias = (
+    "importing.ImportStarted | importing.FilesUnchanged | importing.FileImported"
+)
 
 
 class Backend:
@@ -155,11 +159,15 @@ class Backend:
         return unclassify(self.ctx, list(left), note="undo in the triage pane", expect=left)
 
     def harnesses(self) -> list[str]:
-        """The harnesses Viva reads (for the filters)."""
+        """The harnesses Viva reads (for the filters; the importer's modules load now)."""
+        from viva_store.importing import service as importing
+
         return importing.harness_names()
 
     def run_import(self) -> Generator[ImportEvent, None, importing.ImportSummary]:
         """The importer's progress events; its return value is the summary."""
+        from viva_store.importing import service as importing
+
         return importing.run_import(self.ctx)
 
     # Timeline, skills, principles --------------------------------------------------------
