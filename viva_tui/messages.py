@@ -42,6 +42,13 @@ class MembersLoaded(Message, bubble=False):
 
 
 @dataclass(eq=False, repr=False)
+class LaunchCommandsLoaded(Message, bubble=False):
+    """Each member's ``viva launch`` command, by name."""
+
+    commands: dict[str, str]
+
+
+@dataclass(eq=False, repr=False)
 class TranscriptLoaded(Message, bubble=False):
     """A full transcript to show in a dialog."""
 

@@ -10,6 +10,7 @@ imported) when the app is idle or when first shown, so the first frame comes qui
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, ClassVar, cast
 
 from textual import on, work
@@ -19,7 +20,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import ContentSwitcher, Footer
 
 from viva_tui import keys
-from viva_tui.messages import DocumentLoaded, MembersLoaded, ReportLoaded
+from viva_tui.messages import DocumentLoaded, LaunchCommandsLoaded, MembersLoaded, ReportLoaded
 from viva_tui.screens.base import once_open
 from viva_tui.screens.import_flow import ImportFlow
 from viva_tui.screens.live_flow import LiveFlow
@@ -57,6 +58,7 @@ class MainScreen(LiveFlow, TriageFlow, TimelineFlow, SkillsFlow, PrinciplesFlow,
         self.roster_loaded = False
         self.pane_waiting: str | None = None
         self.panes_built = False
+        self.launch_commands: dict[str, str] = {}
 
     def compose(self) -> ComposeResult:
         keymap = getattr(self.app, "keymap", {})
@@ -169,8 +171,13 @@ class MainScreen(LiveFlow, TriageFlow, TimelineFlow, SkillsFlow, PrinciplesFlow,
         if message.only_these:
             fresh = {r.member.name: r for r in rows}
             rows = [fresh.get(r.member.name, r) for r in pane.rows]
+        rows = self.with_launch_commands(rows)
         await pane.show_members(rows, message.counted)
         if message.counted:
+            if not self.launch_commands:  # the first counts: now the rest may load
+                self.read_launch_commands(tuple(r.member for r in rows))
+                self.set_timer(0.2, self._build_next)
+                self.load_principles()  # the sidebar shows how many candidates wait
             return
         self.members = [r.member for r in message.rows]
         self.member_keys = self.choose_member_keys()
@@ -183,8 +190,22 @@ class MainScreen(LiveFlow, TriageFlow, TimelineFlow, SkillsFlow, PrinciplesFlow,
         if self.pane_waiting is not None:
             await self.action_show_pane(self.pane_waiting)
         self.count_members()
-        self.set_timer(0.2, self._build_next)
-        self.load_principles()  # the sidebar shows how many candidates wait
+
+    @once_open
+    @work(thread=True, group="members:launch", exclusive=True, exit_on_error=False)
+    def read_launch_commands(self, members: tuple[MemberRecord, ...]) -> None:
+        """The members' launch commands, once their counts are on screen."""
+        self.answer(LaunchCommandsLoaded(self.backend.launch_commands(members)))
+
+    async def on_launch_commands_loaded(self, message: LaunchCommandsLoaded) -> None:
+        self.launch_commands = message.commands
+        pane = self.query_one(MembersPane)
+        await pane.show_members(self.with_launch_commands(pane.rows), counted=True)
+
+    def with_launch_commands(self, rows: list[MemberRow]) -> list[MemberRow]:
+        """``rows`` with the launch commands read so far."""
+        commands = self.launch_commands
+        return [replace(r, launch_command=commands.get(r.member.name, "")) for r in rows]
 
     def count_members(self, names: Sequence[str] | None = None) -> None:
         """Fill the roster's counts in the background (only those of ``names`` if given)."""

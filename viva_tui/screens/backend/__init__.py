@@ -10,11 +10,9 @@ from __future__ import annotations
 from collections.abc import Generator, Mapping, Sequence
 from typing import TYPE_CHECKING, TypeAlias
 
-from viva_store.launch.service import command_line
 from viva_store.members.service import list_executions, list_members, member_names
 from viva_store.principles.service import active_principles
 from viva_store.records import MemberRecord
-from viva_store.reports import service as reports
 from viva_store.sessions.service import (
     MemberActivity,
     SessionFilter,
@@ -35,9 +33,6 @@ from viva_store.triage.service import (
     suggest,
     unclassify,
 )
-from viva_tui.screens.backend import principles as principle_data
-from viva_tui.screens.backend import skills as skill_data
-from viva_tui.screens.backend import timeline as timeline_data
 from viva_tui.views import (
     PREVIEW_MESSAGES,
     CurveData,
@@ -96,10 +91,16 @@ class Backend:
                     active_skills=sum(1 for s in in_set if s.status != "forgotten"),
                     active_principles=len(active_principles(self.ctx, m.name)),
                     executions=tuple(list_executions(self.ctx, m.name, limit=5)),
-                    launch_command=command_line(m.name, m.harnesses[0]) if m.harnesses else "",
                 )
             )
         return rows
+
+    def launch_commands(self, members: Sequence[MemberRecord]) -> dict[str, str]:
+        """Each member's ``viva launch`` command (its first harness), by name (the launcher's
+        modules load now, after the roster's counts are on screen)."""
+        from viva_store.launch.service import command_line
+
+        return {m.name: command_line(m.name, m.harnesses[0]) for m in members if m.harnesses}
 
     # Sessions --------------------------------------------------------------------------
 
@@ -174,39 +175,57 @@ class Backend:
 
     def timeline_events(self, member: str) -> TimelineEvents:
         """The member's skill events and principle decisions, newest first."""
+        from viva_tui.screens.backend import timeline as timeline_data
+
         return timeline_data.load_events(self.ctx, member)
 
     def search(self, member: str, text: str) -> SearchResult:
         """Recall hits in the member's experience."""
+        from viva_tui.screens.backend import timeline as timeline_data
+
         return timeline_data.search(self.ctx, member, text)
 
     def skills(self, member: str, include_forgotten: bool) -> SkillsData:
         """The member's skill set with trends."""
+        from viva_tui.screens.backend import skills as skill_data
+
         return skill_data.load_skills(self.ctx, member, include_forgotten)
 
     def curve(self, member: str, skill: str) -> CurveData:
         """One skill's weight curve."""
+        from viva_tui.screens.backend import skills as skill_data
+
         return skill_data.load_curve(self.ctx, member, skill)
 
     def change_skill(self, action: str, member: str, skill: str, track: str = "") -> str:
         """Reclaim a skill or change its track."""
+        from viva_tui.screens.backend import skills as skill_data
+
         return skill_data.change(self.ctx, action, member, skill, track)
 
     def skill_body(self, name: str) -> str:
         """A skill's body (reading it here is not a use)."""
+        from viva_tui.screens.backend import skills as skill_data
+
         return skill_data.skill_body(self.ctx, name)
 
     def principles(self, members: Sequence[str]) -> PrinciplesData:
         """The queue, the history and what is in force."""
+        from viva_tui.screens.backend import principles as principle_data
+
         return principle_data.load_principles(self.ctx, list(members) or self.member_names())
 
     def decide(self, action: str, ref: str, text: str | None, version: int) -> str:
         """Store one owner decision about a principle."""
+        from viva_tui.screens.backend import principles as principle_data
+
         return principle_data.decide(self.ctx, action, ref, text, version)
 
     # Report ----------------------------------------------------------------------------
 
     def weekly_report(self, week: str | None = None) -> tuple[str, str]:
         """``(week, Markdown)`` of a week's report (None: the store clock's week)."""
+        from viva_store.reports import service as reports
+
         found = reports.weekly_report(self.ctx, week)
         return str(found.week), reports.report_markdown(found)
