@@ -1,7 +1,9 @@
-"""Bulk triage: classify 10,000 sessions in one command (issue 4: seconds, not minutes).
+"""Triage: how far suggestions can be trusted, and bulk classification's speed.
 
-Prints the measured time next to its floor: a bare executemany INSERT of the
-same number of classification events on the same store, in the same run.
+First the suggestions' calibration on held-out sessions (reliability table, expected
+calibration error, spread of the confidences); then the time to classify 10,000
+sessions in one command next to its floor, a bare executemany INSERT of the same number
+of classification events on the same store, in the same run.
 
     python benchmarks/bench_triage.py [--sessions 10000] [--db-url URL]
 """
@@ -16,6 +18,7 @@ import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import triage_calibration as calibration
 from sqlalchemy import insert, text
 
 from viva_store.access import OWNER
@@ -64,7 +67,12 @@ def main() -> None:
     parser.add_argument("--sessions", type=int, default=10_000)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--db-url", default=None)
+    parser.add_argument("--calibration-only", action="store_true")
     args = parser.parse_args()
+    print("\n".join(calibration.report()))
+    if args.calibration_only:
+        return
+    print()
     with tempfile.TemporaryDirectory() as tmp:
         home = Path(tmp)
         store = Store.open(Config(home=home, db_url=args.db_url or f"sqlite:///{home / 'viva.db'}"))

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TypeVar
 
-from sqlalchemy import Connection, Engine
+from sqlalchemy import Connection, Engine, func, select
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError, SQLAlchemyError
 
@@ -22,7 +22,15 @@ from viva_store.config import Config, ensure_home, load_config
 from viva_store.db import engine as db_engine
 from viva_store.db.guards import expected_guards
 from viva_store.db.migrate import head_revision, opening_state, upgrade
-from viva_store.db.schema import APPEND_ONLY
+from viva_store.db.schema import (
+    APPEND_ONLY,
+    CLASSIFICATION,
+    ENGAGEMENT_EVENT,
+    MEMBER,
+    MESSAGE,
+    PRINCIPLE_EVENT,
+    SKILL_EVENT,
+)
 from viva_store.errors import StoreError
 
 T = TypeVar("T")
@@ -97,12 +105,52 @@ class Store:
         """One read transaction."""
         return db_engine.read(self.engine, work)
 
+    def change_stamp(self) -> ChangeStamp:
+        """Where each part of the store stands now (one cheap query on indexed keys).
+
+        Two stamps differ in an area when anything of it was written in between, by this
+        process or any other; live views poll it to know what to read again.
+        """
+        marks = [
+            select(func.max(MESSAGE.c.id)).scalar_subquery(),
+            select(func.max(CLASSIFICATION.c.id)).scalar_subquery(),
+            select(func.max(SKILL_EVENT.c.id)).scalar_subquery(),
+            select(func.max(PRINCIPLE_EVENT.c.id)).scalar_subquery(),
+            select(func.max(ENGAGEMENT_EVENT.c.id)).scalar_subquery(),
+            select(func.count()).select_from(MEMBER).scalar_subquery(),
+        ]
+        row = self.read(lambda conn: conn.execute(select(*marks)).one())
+        return ChangeStamp(dict(zip(CHANGE_AREAS, (int(v or 0) for v in row), strict=True)))
+
     def now(self) -> datetime:
         """The store's clock (``VIVA_NOW`` aware)."""
         return clock.now()
 
     def close(self) -> None:
         self.engine.dispose()
+
+
+CHANGE_AREAS = ("sessions", "triage", "skills", "principles", "engagement", "members")
+"""The parts of the store a :class:`ChangeStamp` tells apart."""
+
+
+@dataclass(frozen=True, slots=True)
+class ChangeStamp:
+    """The newest entry of each area's log (an area's mark only grows as it is written)."""
+
+    marks: dict[str, int]
+
+    def changed_since(self, earlier: ChangeStamp | None) -> frozenset[str]:
+        """The areas written since ``earlier`` (all of them when there is none); an
+        ``earlier`` read after this one names none."""
+        if earlier is None:
+            return frozenset(self.marks)
+        return frozenset(a for a, mark in self.marks.items() if mark > earlier.marks.get(a, -1))
+
+    def merged(self, other: ChangeStamp) -> ChangeStamp:
+        """The newer mark of each area (stamps read in any order merge to the latest)."""
+        areas = self.marks.keys() | other.marks.keys()
+        return ChangeStamp({a: max(self.marks.get(a, -1), other.marks.get(a, -1)) for a in areas})
 
 
 ENGINES = ("sqlite", "postgresql")

@@ -202,8 +202,20 @@ class VivaApp(App[None]):
 
 
 def run_app(config: Config, connect: Callable[[], Context]) -> None:
-    """Open the app; ``connect`` opens the store once the first frame is shown."""
-    VivaApp(connect, config=config).run()
+    """Open the app; ``connect`` opens the store once the first frame is shown.
+
+    When it closes the process ends at once: tearing down the interpreter (its threads,
+    the pool, every cached record) took seconds after the screen was gone. The store
+    needs no goodbye: each write was its own committed transaction.
+    """
+    import os
+    import sys
+
+    app = VivaApp(connect, config=config)
+    app.run()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(app.return_code or 0)
 
 
 def owner_context() -> Context:

@@ -42,12 +42,19 @@ SCREEN = [
     _b("viva.help", "f1,question_mark", "help", "Help", "What this pane shows and its keys"),
     _b("viva.import", "i", "import_sessions", "Import", "Recover sessions from every harness"),
     _b("viva.report", "ctrl+r", "weekly_report", "Report", "This week's report", show=False),
+    _b("viva.reload", "ctrl+l,f5", "reload", "Reload", "Read everything again", show=False),
     _b("viva.quit", "q", "app.quit", "Quit", "Leave Viva"),
 ]
 
 MEMBERS = [
     _b("members.select", "enter", "select_member", "Use member", "Timeline and skills follow"),
-    _b("members.launch", "l", "launch_command", "Launch…", "Show and copy the viva launch command"),
+    _b(
+        "members.launch",
+        "l",
+        "launch_command",
+        "Copy launch command",
+        "Show and copy the viva launch command",
+    ),
 ]
 
 TRIAGE = [

@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING, Any
 from textual.message import Message
 
 if TYPE_CHECKING:
-    from viva_store.triage.service import Suggestion
+    from viva_store.store import ChangeStamp
+    from viva_store.triage.service import Expected, Suggestion
     from viva_tui.views import (
         CurveData,
         MemberRow,
@@ -36,6 +37,15 @@ class MembersLoaded(Message, bubble=False):
 
     rows: list[MemberRow]
     counted: bool
+    only_these: bool = False
+    """The rows are some members' new counts; the others keep theirs."""
+
+
+@dataclass(eq=False, repr=False)
+class LaunchCommandsLoaded(Message, bubble=False):
+    """Each member's ``viva launch`` command, by name."""
+
+    commands: dict[str, str]
 
 
 @dataclass(eq=False, repr=False)
@@ -87,11 +97,40 @@ class SuggestionsLoaded(Message, bubble=False):
 
 @dataclass(eq=False, repr=False)
 class SessionsClassified(Message, bubble=False):
-    """A triage action was stored: which sessions, how, and how to say it."""
+    """A triage action was stored: which sessions, how, and how to say it.
+
+    ``left`` is each session's attribution after it (what an undo expects to find);
+    ``members`` are those whose counts it changed; ``stamp`` the store after it.
+    """
 
     session_ids: tuple[str, ...]
     summary: str
+    left: dict[str, Expected]
+    members: tuple[str, ...]
+    stamp: ChangeStamp
     undoable: bool = True
+
+
+@dataclass(eq=False, repr=False)
+class TriageRefused(Message, bubble=False):
+    """A triage action was refused: a session changed since the pane showed it."""
+
+    reason: str
+
+
+@dataclass(eq=False, repr=False)
+class QueueCounted(Message, bubble=False):
+    """How many sessions wait in the triage queue."""
+
+    size: int
+
+
+@dataclass(eq=False, repr=False)
+class StoreStamped(Message, bubble=False):
+    """Where the store stands now (``baseline``: the first reading, nothing to re-read)."""
+
+    stamp: ChangeStamp
+    baseline: bool = False
 
 
 @dataclass(eq=False, repr=False)
@@ -113,6 +152,8 @@ class ImportFinished(Message, bubble=False):
     counts: dict[str, Any]
     problems: int
     new_sessions: tuple[str, ...] = field(default_factory=tuple)
+    stamp: ChangeStamp | None = None
+    """The store when the import ended (what it wrote is not re-read by the live poll)."""
 
 
 # Timeline ---------------------------------------------------------------------------------

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
 from viva_store.demo.harness_files import SessionSpec, Turn, claude_code
-from viva_store.demo.triage_history import calibration_table, generate
+from viva_store.demo.triage_history import calibration_table, generate, held_out_guesses
 from viva_store.errors import AccessDenied
 from viva_store.importing.pipeline import run_import
 from viva_store.members.grants import issue_grant, resolve_actor
@@ -105,3 +106,21 @@ def test_below_the_threshold_nothing_is_proposed_and_it_says_why(
         pass
     (only,) = suggest(ctx)
     assert only.member is None and "not enough" in only.reason
+
+
+def test_confidences_tell_a_likely_member_from_a_guess() -> None:
+    guesses = held_out_guesses()
+    shown = Counter(f"{g.confidence:.2f}" for g, _ in guesses)
+    assert len(shown) >= 20  # not one value per bin
+    assert shown.most_common(1)[0][1] <= 0.4 * len(guesses)
+    confident = [g.member == owner for g, owner in guesses if g.confidence >= 0.9]
+    unsure = [g.member == owner for g, owner in guesses if g.confidence < 0.6]
+    assert sum(confident) / len(confident) > sum(unsure) / len(unsure) + 0.3
+
+
+def test_the_runner_up_is_the_next_likeliest_and_never_outweighs_the_first() -> None:
+    guesses = [g for g, _ in held_out_guesses(test_n=300)]
+    assert all(g.runner_up not in (None, g.member) for g in guesses)
+    assert all(g.runner_up_confidence <= g.confidence for g in guesses)
+    assert all(g.confidence + g.runner_up_confidence <= 1.0 + 1e-9 for g in guesses)
+    assert any(g.runner_up_confidence >= 0.5 * g.confidence for g in guesses)  # close calls

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
 from textual.app import App
 from textual.pilot import Pilot
+from textual.worker import WorkerCancelled
 
 T = TypeVar("T")
 
@@ -26,7 +28,10 @@ async def settle(pilot: Pilot[None], timeout: float = 20.0) -> None:
             idle = 0
         elif running:
             idle = 0
-            await app.workers.wait_for_complete()
+            # A newer request cancels an exclusive worker of its group: that is no failure.
+            for worker in running:
+                with contextlib.suppress(WorkerCancelled):
+                    await worker.wait()
         else:
             idle += 1
     await pilot.pause()

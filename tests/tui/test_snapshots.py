@@ -115,6 +115,24 @@ class TestThemes:
         run = steps("4", member="deven", theme="viva-high-contrast")
         assert snap_compare(app, terminal_size=SIZE, run_before=run)
 
+    def test_timeline_cursor_on_a_skill_event(self, app: VivaApp, snap_compare: Snap) -> None:
+        """The cursor on a skill event of deven's timeline: the row's colour stays
+        readable on the dim cursor (it used to vanish, drawn in the cursor's own colour)."""
+        run = steps("3", *["down"] * 3, member="deven")
+        assert snap_compare(app, terminal_size=SIZE, run_before=run)
+
+
+class TestNarrow:
+    """At 80×24 the sidebar keeps the pane keys; Triage keeps title and suggestion."""
+
+    def test_narrow_triage(self, app: VivaApp, snap_compare: Snap) -> None:
+        """The start, title and suggestion columns; the slim sidebar with its badges."""
+        assert snap_compare(app, terminal_size=(80, 24), run_before=steps("2"))
+
+    def test_narrow_members(self, app: VivaApp, snap_compare: Snap) -> None:
+        """The roster at 80×24."""
+        assert snap_compare(app, terminal_size=(80, 24), run_before=steps())
+
 
 def test_snapshot_store_is_the_demo(demo_ctx: Context) -> None:
     """The snapshots above are of a store the demo built (guards against an empty one)."""

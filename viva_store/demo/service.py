@@ -20,8 +20,13 @@ from pathlib import Path
 from viva_store import clock
 from viva_store.access import OWNER, Actor, require_owner
 from viva_store.config import CONFIG_TEMPLATE, Config
-from viva_store.demo.content import HARNESSES, MODELS, OUTSIDE_PROMPTS, PROJECTS, WORK
+from viva_store.demo.content import HARNESSES, MODELS, PROJECTS
 from viva_store.demo.harness_files import WRITERS, SessionSpec, Turn
+from viva_store.demo.principles_week import principles_week
+from viva_store.demo.reuse import fingerprint, is_demo, mark_built, reusable
+from viva_store.demo.stories import AD_HOC, OUTSIDE_PROMPTS, TASKS, follow_ups, task
+from viva_store.engagement.rules import Observation
+from viva_store.engagement.service import observe, set_state
 from viva_store.importing.harness.registry import names as harness_names
 from viva_store.importing.pipeline import run_import
 from viva_store.members.executions import finish_execution, start_execution
@@ -30,6 +35,8 @@ from viva_store.skills.skillset import add_skill, list_skills, reclaim_skill
 from viva_store.skills.uses import record_use
 from viva_store.store import Context, Store
 from viva_store.triage.classify import classify, classify_nobody
+
+__all__ = ["DemoReport", "build_demo", "fingerprint", "is_demo", "mark_built", "reusable"]
 
 DAYS = 35
 # Five weeks are too short to see forgetting at the real half-lives (a skill takes
@@ -82,27 +89,30 @@ class DemoReport:
 def _turns(
     rng: random.Random, member: str, harness: str
 ) -> tuple[tuple[Turn, ...], str | None, str]:
-    prompt, reply, skill = rng.choice(WORK[member])
+    prompt, reply, skill = task(rng, member)
     turns = [Turn(prompt, reply)]
     if skill and harness == "claude-code":
         # The member reads the projected skill with the harness's own tool.
-        turns.insert(
-            0,
-            Turn(
-                f"Use the {skill} skill for this.", f"Reading {skill}.", "Skill", {"skill": skill}
-            ),
-        )
+        turns = [
+            Turn(prompt, f"I'll follow the {skill} skill.", "Skill", {"skill": skill}),
+            Turn("Go ahead.", reply),
+        ]
     elif skill and harness == "codex":
         path = f".codex/skills/{skill}/SKILL.md"
-        turns.insert(
-            0, Turn(f"Follow {skill}.", "Read it.", "shell", {"command": ["cat", path]}, "# steps")
-        )
-    extra = rng.randint(0, 3)
-    for n in range(extra):
-        turns.append(
-            Turn(f"Next step {n + 1}: check the result and continue.", "Done; the checks pass.")
-        )
+        turns = [
+            Turn(prompt, f"Reading {skill} first.", "shell", {"command": ["cat", path]}, "# steps"),
+            Turn("Go ahead.", reply),
+        ]
+    turns += [Turn(user, said) for user, said in follow_ups(rng, member, rng.randint(0, 3))]
     return tuple(turns), skill, prompt
+
+
+def _folder(rng: random.Random, member: str) -> str:
+    """Mostly the member's own projects; now and then a teammate's (as teams do)."""
+    if rng.random() < 0.25:
+        other = rng.choice(sorted(set(PROJECTS) - {member}))
+        return rng.choice(PROJECTS[other])
+    return rng.choice(PROJECTS[member])
 
 
 def plan(now: datetime, rng: random.Random) -> list[Planned]:
@@ -111,7 +121,7 @@ def plan(now: datetime, rng: random.Random) -> list[Planned]:
     start = (now - timedelta(days=DAYS)).replace(hour=0, minute=0, second=0, microsecond=0)
     for day in range(DAYS):
         for _ in range(rng.randint(3, 8)):
-            member = rng.choice(list(WORK))
+            member = rng.choice(list(TASKS))
             harness = rng.choice(HARNESSES[member])
             at = start + timedelta(days=day, hours=rng.randint(8, 19), minutes=rng.randint(0, 59))
             if at >= now - timedelta(hours=1):
@@ -121,10 +131,14 @@ def plan(now: datetime, rng: random.Random) -> list[Planned]:
             if not launched and rng.random() < 0.15:
                 turns = (Turn(rng.choice(OUTSIDE_PROMPTS), "Here is how."),)
                 skill = None
+            elif not launched and rng.random() < 0.35:
+                # Sessions started by hand are often about whatever was on screen.
+                prompt, reply = rng.choice(AD_HOC)
+                turns, skill = (Turn(prompt, reply),), None
             native = str(uuid.uuid5(NAMESPACE, f"{member}-{harness}-{at.isoformat()}"))
             spec = SessionSpec(
                 native_id=native,
-                cwd=rng.choice(PROJECTS[member]),
+                cwd=_folder(rng, member),
                 start=at,
                 turns=turns,
                 model=MODELS[harness],
@@ -187,7 +201,7 @@ def build_demo(
         ctx = Context(store, OWNER)
         load_team(ctx)
         natives = {m.name: set(m.native_skills) for m in list_members(ctx)}
-        for member, work in WORK.items():
+        for member, work in TASKS.items():
             used = {skill for _, _, skill in work if skill}
             for skill in sorted((used | set(EXTRA_SKILLS.get(member, ()))) - natives[member]):
                 add_skill(ctx, member, skill)
@@ -200,27 +214,15 @@ def build_demo(
     by_day: dict[str, list[Planned]] = {}
     for item in history:
         by_day.setdefault(item.spec.start.date().isoformat(), []).append(item)
-    for day in sorted(by_day):
-        items = by_day[day]
+    for day_index, day in enumerate(sorted(by_day)):
+        items = sorted(by_day[day], key=lambda i: i.spec.start)
         for item in items:
-            WRITERS[item.harness](roots[item.harness], item.spec)
-            if item.launched:
-                end = item.spec.start + item.spec.step * (2 * len(item.spec.turns) + 2)
-                with clock.frozen(item.spec.start):
-                    ex = start_execution(
-                        ctx,
-                        item.member,
-                        item.harness,
-                        item.spec.cwd,
-                        task=item.task,
-                        native_session_id=item.spec.native_id,
-                    )
-                with clock.frozen(end):
-                    finish_execution(ctx, ex.id, item.outcome)
-        evening = datetime.fromisoformat(day).replace(hour=21, tzinfo=now.tzinfo)
-        with clock.frozen(min(evening, now)):
-            _drain(run_import(ctx, list(WRITERS), {h: str(p) for h, p in roots.items()}))
-            filed = [i for i in items if i.filed]
+            _replay(ctx, item, roots, now)
+        filed = [i for i in items if i.filed]
+        last = max(_end(i) for i in items)
+        # The owner files the day's outside sessions once the day's work is done.
+        settle = min(last + timedelta(minutes=rng.randint(10, 90)), now)
+        with clock.frozen(settle):
             for member in sorted({i.member for i in filed}):
                 classify(ctx, [i.spec.native_id for i in filed if i.member == member], member)
             strays = [
@@ -230,22 +232,19 @@ def build_demo(
             ]
             if strays and rng.random() < 0.5:
                 classify_nobody(ctx, [strays[0].spec.native_id])
-            for i in items:
-                # pi and Gemini sessions have no skill tool in the written transcript: the
-                # member recorded the use itself (`viva skill use`).
-                if i.launched and i.skill and i.harness in ("pi", "gemini"):
-                    outcome = "success" if i.outcome == 0 else "failure"
-                    _use(ctx, i.member, i.skill, outcome, i.spec.native_id)
-            for member in WORK:
+            for member in TASKS:
                 list_skills(ctx, member)  # reading settles due forgetting (a trial logs only)
-        day_index = sorted(by_day).index(day)
+        at = datetime.fromisoformat(day).replace(tzinfo=now.tzinfo)
         if day_index == len(by_day) - 8:
-            with clock.frozen(min(evening, now)):
-                _principles_week(ctx, history, decide=True)
+            principles_week(ctx, history, roots, at, rng, decide=True)
         if day_index == len(by_day) - 2:
-            with clock.frozen(min(evening, now)):
-                _principles_week(ctx, history, decide=False)
+            principles_week(ctx, history, roots, at, rng, decide=False)
+            with clock.frozen(min(at.replace(hour=17, minute=rng.randint(0, 59)), now)):
                 _reclaim_one(ctx)
+        if day_index == len(by_day) - 3:
+            with clock.frozen(min(at.replace(hour=9, minute=rng.randint(5, 40)), now)):
+                set_state(ctx, "victor", {"counterpart": "samuel"}, note="weekly review")
+                set_state(ctx, "oliver", {"activity": "operations"}, note="release week")
     report.sessions = len(history)
     report.launched = sum(i.launched for i in history)
     report.filed = sum(i.filed for i in history)
@@ -258,69 +257,35 @@ def build_demo(
     return report
 
 
-PRINCIPLES = [
-    (
-        "deven",
-        "Run the full test suite before pushing, not only the tests you touched.",
-        "Two pushes this week broke the build through tests nobody ran.",
-    ),
-    (
-        "alice",
-        "Write the failing test first when a bug report arrives.",
-        "The ledger rounding bug took a day to pin down without one.",
-    ),
-    (
-        "oliver",
-        "Rehearse the rollback before every release, not after an incident.",
-        "The 2.3 release plan had a rollback nobody had tried.",
-    ),
-    (
-        "victor",
-        "Never read a backtest without its out-of-sample period.",
-        "The momentum signal looked good in-sample only.",
-    ),
-    (
-        "deven",
-        "Keep migrations additive; never edit one that has run.",
-        "An edited migration broke a teammate's store.",
-    ),
-    (
-        "samuel",
-        "Every issue says how we will know it is done.",
-        "Three issues this week came back as 'done' with different meanings.",
-    ),
-]
+def _end(item: Planned) -> datetime:
+    return item.spec.start + item.spec.step * (2 * len(item.spec.turns) + 2)
 
 
-def _principles_week(ctx: Context, history: list[Planned], decide: bool) -> None:
-    """Samuel gathers candidates from the week's sessions; the owner decides some."""
-    from viva_store.members.grants import issue_grant, resolve_actor
-    from viva_store.principles.batch import batch
-    from viva_store.principles.decide import approve, defer, reject
-    from viva_store.principles.propose import propose
-    from viva_store.triage.classify import classify
-
-    samuel = ctx.as_actor(
-        resolve_actor(ctx.store, issue_grant(ctx, "samuel", note="demo coordinator").token)
-    )
-    chosen = PRINCIPLES[:3] if decide else PRINCIPLES[3:]
-    candidates = []
-    for member, text, why in chosen:
-        # Samuel can cite only sessions he can see: his own, so the owner files one to him.
-        mine = [i for i in history if i.member == "samuel" and i.spec.start <= ctx.store.now()]
-        evidence = [mine[-1].spec.native_id] if mine else []
-        if evidence:
-            classify(ctx, evidence, "samuel")
-        candidates.append(propose(samuel, member, text, why, evidence=evidence))
-    batch(samuel)
-    if decide:
-        approve(ctx, candidates[0].id, note="agreed")
-        approve(
-            ctx, candidates[1].id, text=candidates[1].text.replace("first", "first, and keep it")
-        )
-        reject(ctx, candidates[2].id, reason="already in oliver's release checklist skill")
-    else:
-        defer(ctx, candidates[0].id, note="talk with victor first")
+def _replay(ctx: Context, item: Planned, roots: dict[str, Path], now: datetime) -> None:
+    """One session as it happened: launched (with its engagement observed), written by
+    its harness, recovered by the watcher's import a few minutes after it ended."""
+    ended = _end(item)
+    if item.launched:
+        with clock.frozen(item.spec.start):
+            observe(ctx, Observation(item.member, item.spec.cwd, item.harness, item.task))
+            ex = start_execution(
+                ctx,
+                item.member,
+                item.harness,
+                item.spec.cwd,
+                task=item.task,
+                native_session_id=item.spec.native_id,
+            )
+        with clock.frozen(ended):
+            finish_execution(ctx, ex.id, item.outcome)
+    WRITERS[item.harness](roots[item.harness], item.spec)
+    with clock.frozen(min(ended + timedelta(minutes=2), now)):
+        _drain(run_import(ctx, [item.harness], {item.harness: str(roots[item.harness])}))
+        # pi and Gemini sessions have no skill tool in the written transcript: the
+        # member recorded the use itself (`viva skill use`).
+        if item.launched and item.skill and item.harness in ("pi", "gemini"):
+            outcome = "success" if item.outcome == 0 else "failure"
+            _use(ctx, item.member, item.skill, outcome, item.spec.native_id)
 
 
 def _use(ctx: Context, member: str, skill: str, outcome: str, session: str) -> None:
@@ -340,7 +305,7 @@ def _use(ctx: Context, member: str, skill: str, outcome: str, session: str) -> N
 
 def _reclaim_one(ctx: Context) -> None:
     """A member takes back a skill that was forgotten, as members may without approval."""
-    for member in WORK:
+    for member in TASKS:
         gone = [
             s for s in list_skills(ctx, member, include_forgotten=True) if s.status == "forgotten"
         ]

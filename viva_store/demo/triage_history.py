@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from viva_store.triage.suggest_model import features
+from viva_store.triage.suggest_model import Guess, features, train
 
 VOCAB = {
     "samuel": [
@@ -134,21 +134,34 @@ def generate(n: int, seed: int = 7) -> list[Sample]:
     return out
 
 
-def calibration_table(
+def held_out_guesses(
     train_n: int = 1500, test_n: int = 1500, seed: int = 7
-) -> list[tuple[float, float, int, float, float]]:
-    """Per confidence band: (low, high, count, mean confidence, accuracy) on held-out data."""
-    from viva_store.triage.suggest_model import train
-
+) -> list[tuple[Guess, str]]:
+    """Train on the first ``train_n`` generated sessions; each later one's guess and owner."""
     data = generate(train_n + test_n, seed)
     model = train([(s.features, s.owner) for s in data[:train_n]])
-    bands = [(0.0, 0.5), (0.5, 0.6), (0.6, 0.7), (0.7, 0.8), (0.8, 0.9), (0.9, 1.01)]
-    rows: list[tuple[float, float, int, float, float]] = []
-    results = []
+    out: list[tuple[Guess, str]] = []
     for sample in data[train_n:]:
         guess = model.suggest(sample.features)
         assert guess is not None
-        results.append((guess[1], guess[0] == sample.owner))
+        out.append((guess, sample.owner))
+    return out
+
+
+BANDS = ((0.0, 0.5), (0.5, 0.6), (0.6, 0.7), (0.7, 0.8), (0.8, 0.9), (0.9, 1.01))
+
+
+def calibration_table(
+    train_n: int = 1500,
+    test_n: int = 1500,
+    seed: int = 7,
+    bands: tuple[tuple[float, float], ...] = BANDS,
+) -> list[tuple[float, float, int, float, float]]:
+    """Per confidence band: (low, high, count, mean confidence, accuracy) on held-out data."""
+    results = [
+        (g.confidence, g.member == owner) for g, owner in held_out_guesses(train_n, test_n, seed)
+    ]
+    rows: list[tuple[float, float, int, float, float]] = []
     for low, high in bands:
         inside = [(c, ok) for c, ok in results if low <= c < high]
         if inside:

@@ -8,14 +8,14 @@ attribution set-wise, so 10,000 sessions take seconds.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import Connection, insert
+from sqlalchemy import Connection, func, insert, or_, select
 
 from viva_store.access import require_owner
-from viva_store.db.schema import CLASSIFICATION
-from viva_store.errors import InvalidInput
+from viva_store.db.schema import ATTRIBUTION, CLASSIFICATION, SESSION
+from viva_store.errors import InvalidInput, VivaError
 from viva_store.members.roster import member_names
 from viva_store.sessions.service import resolve_many
 from viva_store.skills.uses import after_attribution
@@ -32,8 +32,52 @@ class Classified:
     member: str | None
 
 
+Expected = tuple[str, str | None]
+"""A session's attribution as the caller last saw it: ``(status, member)``, e.g.
+``("unattributed", None)`` or ``("attributed", "deven")``."""
+Expectation = Expected | Mapping[str, Expected]
+"""One state every session must have, or each session's own."""
+
+
+class SessionChanged(VivaError):
+    """A session is no longer as the caller saw it (someone else filed it meanwhile)."""
+
+
+def _said(status: str, member: str | None) -> str:
+    if status == "attributed":
+        return f"filed into {member}"
+    return "marked nobody's" if status == "nobody" else "back in the queue"
+
+
+def _check_expected(conn: Connection, ids: list[str], expect: Expectation) -> None:
+    """Refuse (changing nothing) when any session's attribution is not as expected."""
+    now: dict[str, Expected] = {sid: ("unattributed", None) for sid in ids}
+    for start in range(0, len(ids), attribution.IN_BATCH):
+        part = ids[start : start + attribution.IN_BATCH]
+        rows = conn.execute(
+            select(ATTRIBUTION.c.session_id, ATTRIBUTION.c.status, ATTRIBUTION.c.member).where(
+                ATTRIBUTION.c.session_id.in_(part)
+            )
+        )
+        for row in rows:
+            now[row.session_id] = (row.status, row.member)
+    wanted = expect if isinstance(expect, Mapping) else dict.fromkeys(ids, expect)
+    moved = [(sid, state) for sid, state in now.items() if state != wanted.get(sid, state)]
+    if moved:
+        sid, (status, member) = moved[0]
+        others = f" (and {len(moved) - 1} more)" if len(moved) > 1 else ""
+        raise SessionChanged(
+            f"session {sid}{others} was {_said(status, member)} meanwhile; nothing was changed"
+        )
+
+
 def _apply(
-    ctx: Context, refs: Sequence[str], action: str, member: str | None, note: str
+    ctx: Context,
+    refs: Sequence[str],
+    action: str,
+    member: str | None,
+    note: str,
+    expect: Expectation | None = None,
 ) -> Classified:
     if not refs:
         raise InvalidInput("give at least one session id")
@@ -41,6 +85,8 @@ def _apply(
 
     def work(conn: Connection) -> Classified:
         ids = list(dict.fromkeys(resolve_many(conn, ctx, refs)))
+        if expect is not None:
+            _check_expected(conn, ids, expect)
         events = [
             {
                 "session_id": sid,
@@ -62,21 +108,49 @@ def _apply(
     return ctx.store.write(work)
 
 
-def classify(ctx: Context, refs: Sequence[str], member: str, note: str = "") -> Classified:
-    """Owner: file these sessions into ``member``'s experience."""
+def classify(
+    ctx: Context,
+    refs: Sequence[str],
+    member: str,
+    note: str = "",
+    *,
+    expect: Expectation | None = None,
+) -> Classified:
+    """Owner: file these sessions into ``member``'s experience.
+
+    With ``expect`` (one state for all, or one per session id), every session must
+    still be as the caller saw it, else
+    :class:`SessionChanged` is raised and nothing is written (a stale screen never
+    overrides another window's decision).
+    """
     require_owner(ctx.actor, "classify sessions")
     if member not in member_names(ctx):
         raise InvalidInput(f"no member named {member!r} (see `viva members`)")
-    return _apply(ctx, refs, "member", member, note)
+    return _apply(ctx, refs, "member", member, note, expect)
 
 
-def classify_nobody(ctx: Context, refs: Sequence[str], note: str = "") -> Classified:
-    """Owner: these sessions were recovered but belong to no member."""
+def classify_nobody(
+    ctx: Context, refs: Sequence[str], note: str = "", *, expect: Expectation | None = None
+) -> Classified:
+    """Owner: these sessions were recovered but belong to no member (``expect``: as in
+    :func:`classify`)."""
     require_owner(ctx.actor, "classify sessions")
-    return _apply(ctx, refs, "nobody", None, note)
+    return _apply(ctx, refs, "nobody", None, note, expect)
 
 
-def unclassify(ctx: Context, refs: Sequence[str], note: str = "") -> Classified:
-    """Owner: put these sessions back in the triage queue (a new event; nothing is deleted)."""
+def unclassify(
+    ctx: Context, refs: Sequence[str], note: str = "", *, expect: Expectation | None = None
+) -> Classified:
+    """Owner: put these sessions back in the triage queue (a new event; nothing is deleted;
+    ``expect``: as in :func:`classify`)."""
     require_owner(ctx.actor, "unclassify sessions")
-    return _apply(ctx, refs, "unclassify", None, note)
+    return _apply(ctx, refs, "unclassify", None, note, expect)
+
+
+def queue_size(ctx: Context) -> int:
+    """Owner: how many sessions wait in the triage queue (one counting query)."""
+    require_owner(ctx.actor, "see the triage queue")
+    joined = SESSION.outerjoin(ATTRIBUTION, ATTRIBUTION.c.session_id == SESSION.c.id)
+    waiting = or_(ATTRIBUTION.c.status.is_(None), ATTRIBUTION.c.status == "unattributed")
+    query = select(func.count()).select_from(joined).where(waiting)
+    return int(ctx.store.read(lambda conn: conn.execute(query).scalar_one()))

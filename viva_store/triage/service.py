@@ -6,16 +6,29 @@ with a calibrated confidence and never applies a suggestion unless the owner ask
 
 from __future__ import annotations
 
-from viva_store.triage.classify import Classified, classify, classify_nobody, unclassify
+from viva_store.triage.classify import (
+    Classified,
+    Expectation,
+    Expected,
+    SessionChanged,
+    classify,
+    classify_nobody,
+    queue_size,
+    unclassify,
+)
 from viva_store.triage.suggest import Accepted, Suggestion, accept_suggestions, suggest
 
 __all__ = [
     "Accepted",
     "Classified",
+    "Expectation",
+    "Expected",
+    "SessionChanged",
     "Suggestion",
     "accept_suggestions",
     "classify",
     "classify_nobody",
+    "queue_size",
     "suggest",
     "unclassify",
 ]

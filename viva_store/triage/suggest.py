@@ -40,6 +40,9 @@ class Suggestion(JsonRecord):
     confidence: float
     best_guess: str | None
     reason: str
+    runner_up: str | None = None
+    """The next likeliest member, and its confidence (how close the call is)."""
+    runner_up_confidence: float = 0.0
 
 
 def _first_prompts(conn: Connection, ids: list[str]) -> dict[str, list[str]]:
@@ -133,16 +136,16 @@ def suggest(ctx: Context, min_confidence: float | None = None) -> list[Suggestio
         if guess is None:
             out.append(Suggestion(sid, None, 0.0, None, "no model"))
             continue
-        label, confidence = guess
+        label, confidence = guess.member, round(guess.confidence, 3)
+        second = (guess.runner_up, round(guess.runner_up_confidence, 3))
         if confidence < threshold:
             reason = (
                 f"not confident enough: best guess {label} at {confidence:.2f} < {threshold:.2f}"
             )
-            out.append(Suggestion(sid, None, round(confidence, 3), label, reason))
+            out.append(Suggestion(sid, None, confidence, label, reason, *second))
         else:
-            out.append(
-                Suggestion(sid, label, round(confidence, 3), label, "similar to sessions you filed")
-            )
+            said = "similar to sessions you filed"
+            out.append(Suggestion(sid, label, confidence, label, said, *second))
     return out
 
 

@@ -22,6 +22,7 @@ from viva_tui.widgets.pane import Pane
 
 if TYPE_CHECKING:
     from viva_store.records import MemberRecord
+    from viva_store.store import ChangeStamp
     from viva_tui.screens.backend import Backend
 
 P = ParamSpec("P")
@@ -77,6 +78,9 @@ class ServiceScreen(Screen[None]):
         waiting, self.waiting = self.waiting, []
         for start in waiting:
             start()
+
+    def wrote(self, stamp: ChangeStamp) -> None:
+        """The app's own write left the store at ``stamp`` (the live flow's baseline)."""
 
     def pane(self, pane_id: str) -> Pane:
         """The pane with this id (it exists once it was first shown)."""

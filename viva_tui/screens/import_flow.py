@@ -53,11 +53,9 @@ class ImportFlow(ServiceScreen):
                 done += 1
                 self.post_message(ImportProgressed(done, total, event.path))
         counts = summary.to_json()
-        self.post_message(
-            ImportFinished(
-                counts, len(counts.get("problems", [])), tuple(sorted(summary.new_session_ids))
-            )
-        )
+        new = tuple(sorted(summary.new_session_ids))
+        stamp = self.backend.change_stamp()
+        self.post_message(ImportFinished(counts, len(counts.get("problems", [])), new, stamp))
 
     async def import_bar(self) -> ImportBar:
         """The progress bar, made with the first import (it is not on the first frame)."""
@@ -87,6 +85,8 @@ class ImportFlow(ServiceScreen):
         self.notify(
             text, title="Import finished", severity="warning" if message.problems else "information"
         )
+        if message.stamp is not None:
+            self.wrote(message.stamp)
         if c.get("sessions_new") or c.get("sessions_updated"):
             self.import_changed()
 

@@ -9,6 +9,8 @@ imported) when the app is idle or when first shown, so the first frame comes qui
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, ClassVar, cast
 
 from textual import on, work
@@ -18,9 +20,10 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import ContentSwitcher, Footer
 
 from viva_tui import keys
-from viva_tui.messages import DocumentLoaded, MembersLoaded, ReportLoaded
+from viva_tui.messages import DocumentLoaded, LaunchCommandsLoaded, MembersLoaded, ReportLoaded
 from viva_tui.screens.base import once_open
 from viva_tui.screens.import_flow import ImportFlow
+from viva_tui.screens.live_flow import LiveFlow
 from viva_tui.screens.principles_flow import PrinciplesFlow
 from viva_tui.screens.skills_flow import SkillsFlow
 from viva_tui.screens.timeline_flow import TimelineFlow
@@ -39,10 +42,13 @@ if TYPE_CHECKING:
     from viva_tui.widgets.triage_pane import TriagePane
 
 
-class MainScreen(TriageFlow, TimelineFlow, SkillsFlow, PrinciplesFlow, ImportFlow):
-    """Sidebar + panes switched with 1–5; every store call runs in a worker."""
+class MainScreen(LiveFlow, TriageFlow, TimelineFlow, SkillsFlow, PrinciplesFlow, ImportFlow):
+    """Sidebar + panes switched with 1–5; every store call runs in a worker; what others
+    write to the store meanwhile appears on its own."""
 
     BINDINGS: ClassVar[list[BindingType]] = [*keys.SCREEN]
+    # At 80×24 the sidebar keeps only the pane keys.
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]  # noqa: RUF012
 
     def __init__(self, member: str | None = None) -> None:
         super().__init__(member)
@@ -52,6 +58,7 @@ class MainScreen(TriageFlow, TimelineFlow, SkillsFlow, PrinciplesFlow, ImportFlo
         self.roster_loaded = False
         self.pane_waiting: str | None = None
         self.panes_built = False
+        self.launch_commands: dict[str, str] = {}
 
     def compose(self) -> ComposeResult:
         keymap = getattr(self.app, "keymap", {})
@@ -69,14 +76,19 @@ class MainScreen(TriageFlow, TimelineFlow, SkillsFlow, PrinciplesFlow, ImportFlo
     def on_mount(self) -> None:
         self.query_one(MembersPane).activate()
         self.load_roster()
+        self.count_queue()  # the sidebar shows how many sessions wait, from the start
 
     def store_opened(self, backend: Backend, harnesses: list[str] | None = None) -> None:
         """The app opened the store: fill the harness filters, run what waited."""
-        self.harnesses = list(harnesses or [])
+        self.show_harnesses(harnesses or [])
+        super().store_opened(backend)
+
+    def show_harnesses(self, harnesses: Sequence[str]) -> None:
+        """What the harness filters offer."""
+        self.harnesses = list(harnesses)
         for pane_id in ("triage", "timeline"):
             if (pane := self.maybe_pane(pane_id)) is not None:
                 cast("TriagePane | TimelinePane", pane).harnesses = tuple(self.harnesses)
-        super().store_opened(backend)
 
     # Panes -------------------------------------------------------------------------------
 
@@ -154,8 +166,18 @@ class MainScreen(TriageFlow, TimelineFlow, SkillsFlow, PrinciplesFlow, ImportFlo
         self.answer(MembersLoaded([MemberRow(m, None, None, None, None) for m in members], False))
 
     async def on_members_loaded(self, message: MembersLoaded) -> None:
-        await self.query_one(MembersPane).show_members(message.rows, message.counted)
+        pane = self.query_one(MembersPane)
+        rows = message.rows
+        if message.only_these:
+            fresh = {r.member.name: r for r in rows}
+            rows = [fresh.get(r.member.name, r) for r in pane.rows]
+        rows = self.with_launch_commands(rows)
+        await pane.show_members(rows, message.counted)
         if message.counted:
+            if not self.launch_commands:  # the first counts: now the rest may load
+                self.read_launch_commands(tuple(r.member for r in rows))
+                self.set_timer(0.2, self._build_next)
+                self.load_principles()  # the sidebar shows how many candidates wait
             return
         self.members = [r.member for r in message.rows]
         self.member_keys = self.choose_member_keys()
@@ -168,17 +190,40 @@ class MainScreen(TriageFlow, TimelineFlow, SkillsFlow, PrinciplesFlow, ImportFlo
         if self.pane_waiting is not None:
             await self.action_show_pane(self.pane_waiting)
         self.count_members()
-        self.set_timer(0.2, self._build_next)
-        self.load_principles()  # the sidebar shows how many candidates wait
 
-    def count_members(self) -> None:
-        """Fill the roster's counts in the background."""
-        self.read_member_counts(tuple(self.members))
+    @once_open
+    @work(thread=True, group="members:launch", exclusive=True, exit_on_error=False)
+    def read_launch_commands(self, members: tuple[MemberRecord, ...]) -> None:
+        """The members' launch commands, once their counts are on screen."""
+        self.answer(LaunchCommandsLoaded(self.backend.launch_commands(members)))
+
+    async def on_launch_commands_loaded(self, message: LaunchCommandsLoaded) -> None:
+        self.launch_commands = message.commands
+        pane = self.query_one(MembersPane)
+        await pane.show_members(self.with_launch_commands(pane.rows), counted=True)
+
+    def with_launch_commands(self, rows: list[MemberRow]) -> list[MemberRow]:
+        """``rows`` with the launch commands read so far."""
+        commands = self.launch_commands
+        return [replace(r, launch_command=commands.get(r.member.name, "")) for r in rows]
+
+    def count_members(self, names: Sequence[str] | None = None) -> None:
+        """Fill the roster's counts in the background (only those of ``names`` if given)."""
+        if names is None:
+            self.read_member_counts(tuple(self.members))
+        elif names:
+            self.recount_members(tuple(m for m in self.members if m.name in names))
 
     @once_open
     @work(thread=True, group="members:counts", exclusive=True, exit_on_error=False)
     def read_member_counts(self, members: tuple[MemberRecord, ...]) -> None:
         self.answer(MembersLoaded(self.backend.member_rows(members), counted=True))
+
+    @once_open
+    @work(thread=True, group="members:recount", exit_on_error=False)
+    def recount_members(self, members: tuple[MemberRecord, ...]) -> None:
+        rows = self.backend.member_rows(members)
+        self.answer(MembersLoaded(rows, counted=True, only_these=True))
 
     @on(MembersPane.MemberChosen)
     def _member_chosen(self, message: MembersPane.MemberChosen) -> None:
@@ -241,18 +286,29 @@ class MainScreen(TriageFlow, TimelineFlow, SkillsFlow, PrinciplesFlow, ImportFlo
         self.app.push_screen(DocumentDialog(message.title, message.markdown))
 
     def import_changed(self) -> None:
-        if (pane := self.maybe_pane("triage")) is not None:
-            cast("TriagePane", pane).reload()
+        self.triage_changed()
         self.sessions_changed()
 
-    def sessions_changed(self) -> None:
-        self.count_members()
+    def sessions_changed(self, members: Sequence[str] | None = None) -> None:
+        self.count_members(members)
         timeline = self.maybe_pane("timeline")
-        if timeline is not None and timeline.requested:
-            timeline.request_data()
+        shown = cast("TimelinePane | None", timeline)
+        if shown is not None and shown.requested and (members is None or shown.member in members):
+            shown.request_data()
 
     def principles_changed(self) -> None:
         self.count_members()
 
     def skills_changed(self) -> None:
         self.count_members()
+
+    def store_changed(self, areas: frozenset[str]) -> None:
+        """Re-read what shows the areas others wrote to (the live flow's poll)."""
+        if areas & {"sessions", "triage"}:
+            self.triage_changed()
+        self.sessions_changed()  # every area shows in the members' counts or the timeline
+        skills = self.maybe_pane("skills")
+        if "skills" in areas and skills is not None and skills.requested:
+            skills.request_data()
+        if "principles" in areas:
+            self.load_principles()

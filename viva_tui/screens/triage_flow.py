@@ -10,10 +10,12 @@ from textual.worker import Worker
 
 from viva_tui import keys
 from viva_tui.messages import (
+    QueueCounted,
     SessionsClassified,
     SuggestionsLoaded,
     TriagePageLoaded,
     TriagePreviewLoaded,
+    TriageRefused,
 )
 from viva_tui.screens.base import ServiceScreen, once_open
 from viva_tui.views import TRIAGE_PAGE, Query
@@ -21,10 +23,11 @@ from viva_tui.widgets.format import plural
 from viva_tui.widgets.sidebar import Sidebar
 
 if TYPE_CHECKING:
-    from viva_store.triage.service import Classified
+    from viva_store.triage.service import Classified, Expected
     from viva_tui.widgets.triage_pane import TriagePane
 
 PAGE = "triage:page"
+QUEUED: Expected = ("unattributed", None)
 
 
 class TriageFlow(ServiceScreen):
@@ -34,8 +37,9 @@ class TriageFlow(ServiceScreen):
     handled by name (``on_triage_pane_<request>``) rather than with ``@on``.
     """
 
-    undo_stack: list[tuple[tuple[str, ...], str]]
+    undo_stack: list[tuple[dict[str, Expected], str]]
     member_keys: dict[str, str]
+    queue_size: int = 0
 
     def triage_pane(self) -> TriagePane:
         return cast("TriagePane", self.pane("triage"))
@@ -60,17 +64,20 @@ class TriageFlow(ServiceScreen):
     # The queue ---------------------------------------------------------------------------
 
     def on_triage_pane_page_requested(self, message: TriagePane.PageRequested) -> None:
-        self.load_triage_page(message.query, message.offset)
+        self.load_triage_page(message.query, message.offset, message.limit)
 
     @once_open
     @work(thread=True, group=PAGE, exclusive=True, exit_on_error=False)
-    def load_triage_page(self, query: Query, offset: int) -> None:
-        page = self.backend.page(query, offset, TRIAGE_PAGE, status="unattributed", member=None)
+    def load_triage_page(self, query: Query, offset: int, limit: int = TRIAGE_PAGE) -> None:
+        page = self.backend.page(query, offset, limit, status="unattributed", member=None)
         self.answer(TriagePageLoaded(page))
 
     def on_triage_page_loaded(self, message: TriagePageLoaded) -> None:
-        self.triage_pane().show_page(message.page)
-        if message.page.offset == 0:
+        pane = self.triage_pane()
+        pane.show_page(message.page)
+        known = pane.suggestions
+        new = known is None or any(s.id not in known for s in message.page.sessions)
+        if message.page.offset == 0 and new:
             # Suggestions cover the whole queue (seconds of work on a large store): they
             # start once the first rows are painted, so their thread does not delay them.
             self.call_after_refresh(self.set_timer, 0.2, self.load_suggestions)
@@ -88,7 +95,6 @@ class TriageFlow(ServiceScreen):
 
     def on_suggestions_loaded(self, message: SuggestionsLoaded) -> None:
         self.triage_pane().set_suggestions(message.suggestions)
-        self.query_one(Sidebar).set_badge("triage", str(len(message.suggestions) or ""))
 
     def on_triage_pane_preview_requested(self, message: TriagePane.PreviewRequested) -> None:
         self.load_triage_preview(message.session_id)
@@ -121,8 +127,15 @@ class TriageFlow(ServiceScreen):
     @once_open
     @work(thread=True, group="triage:assign", exclusive=False, exit_on_error=False)
     def assign_sessions(self, ids: Sequence[str], member: str | None) -> None:
-        done = self.backend.assign(ids, member)
-        self.answer(SessionsClassified(done.session_ids, _said(done)))
+        from viva_store.triage.service import SessionChanged  # loaded with the store
+
+        try:
+            done = self.backend.assign(ids, member)
+        except SessionChanged as refused:
+            self.answer(TriageRefused(str(refused)))
+            return
+        state: Expected = ("attributed", member) if member else ("nobody", None)
+        self.answer(self._classified([done], _said(done), state))
 
     def on_triage_pane_accept_requested(self, message: TriagePane.AcceptRequested) -> None:
         self.accept_suggestions(message.pairs)
@@ -130,39 +143,92 @@ class TriageFlow(ServiceScreen):
     @once_open
     @work(thread=True, group="triage:accept", exclusive=False, exit_on_error=False)
     def accept_suggestions(self, pairs: Sequence[tuple[str, str]]) -> None:
-        results = self.backend.accept(pairs)
-        ids = tuple(sid for r in results for sid in r.session_ids)
+        from viva_store.triage.service import SessionChanged  # loaded with the store
+
+        try:
+            results = self.backend.accept(pairs)
+        except SessionChanged as refused:
+            self.answer(TriageRefused(str(refused)))
+            return
         said = "; ".join(_said(r) for r in results)
-        self.answer(SessionsClassified(ids, f"accepted: {said}"))
+        self.answer(self._classified(results, f"accepted: {said}", None))
+
+    def _classified(
+        self, results: Sequence[Classified], summary: str, state: Expected | None
+    ) -> SessionsClassified:
+        """What a filing did, with the stamp read right after it (in the worker)."""
+        left: dict[str, Expected] = {
+            sid: state or ("attributed", r.member) for r in results for sid in r.session_ids
+        }
+        members = tuple(sorted({r.member for r in results if r.member}))
+        ids = tuple(left)
+        return SessionsClassified(ids, summary, left, members, self.backend.change_stamp())
 
     def on_triage_pane_undo_requested(self, message: TriagePane.UndoRequested) -> None:
         if not self.undo_stack:
             self.notify("Nothing to undo.")
             return
-        ids, what = self.undo_stack.pop()
-        self.undo_classification(ids, what)
+        left, what = self.undo_stack.pop()
+        self.undo_classification(left, what)
 
     @once_open
     @work(thread=True, group="triage:undo", exclusive=False, exit_on_error=False)
-    def undo_classification(self, ids: Sequence[str], what: str) -> None:
-        done = self.backend.undo(ids)
+    def undo_classification(self, left: dict[str, Expected], what: str) -> None:
+        from viva_store.triage.service import SessionChanged  # loaded with the store
+
+        try:
+            done = self.backend.undo(left)
+        except SessionChanged as refused:
+            self.answer(TriageRefused(f"cannot undo: {refused}"))
+            return
         back = plural(len(done.session_ids), "session")
         summary = f"undone ({what}): {back} back in the queue"
-        self.answer(SessionsClassified(done.session_ids, summary, undoable=False))
+        members = tuple(sorted({m for _, m in left.values() if m}))
+        queued = dict.fromkeys(done.session_ids, QUEUED)
+        stamp = self.backend.change_stamp()
+        self.answer(SessionsClassified(done.session_ids, summary, queued, members, stamp, False))
 
     def on_sessions_classified(self, message: SessionsClassified) -> None:
+        """Only what the filing changed is redrawn: its rows, the queue's count and the
+        counts of the members involved (the other suggestions still stand)."""
+        self.wrote(message.stamp)
         pane = self.triage_pane()
         if message.undoable:
-            self.undo_stack.append((message.session_ids, message.summary))
+            self.undo_stack.append((message.left, message.summary))
             pane.remove_sessions(message.session_ids)
+            self.queue_size = max(self.queue_size - len(message.session_ids), 0)
         else:
             pane.reload()
+            self.queue_size += len(message.session_ids)
+        self.show_queue_size()
         self.notify(message.summary, title="Triage")
-        self.load_suggestions()
-        self.sessions_changed()
+        self.sessions_changed(message.members)
 
-    def sessions_changed(self) -> None:
-        """Attributions changed: lists that depend on them reload (override, call super)."""
+    def on_triage_refused(self, message: TriageRefused) -> None:
+        self.notify(message.reason, title="Not applied", severity="warning", timeout=8)
+        self.triage_changed()
+
+    def triage_changed(self) -> None:
+        """The queue changed outside this pane: its list, count and suggestions again."""
+        if (pane := self.maybe_pane("triage")) is not None and pane.requested:
+            cast("TriagePane", pane).reload()
+        self.count_queue()
+
+    @once_open
+    @work(thread=True, group="triage:count", exclusive=True, exit_on_error=False)
+    def count_queue(self) -> None:
+        self.answer(QueueCounted(self.backend.queue_size()))
+
+    def on_queue_counted(self, message: QueueCounted) -> None:
+        self.queue_size = message.size
+        self.show_queue_size()
+
+    def show_queue_size(self) -> None:
+        self.query_one(Sidebar).set_badge("triage", str(self.queue_size or ""))
+
+    def sessions_changed(self, members: Sequence[str] | None = None) -> None:
+        """Attributions changed (of ``members``; None: any): lists that depend on them
+        reload (override, call super)."""
 
 
 def _said(done: Classified) -> str:

@@ -63,11 +63,19 @@ def plural(count: int, word: str) -> str:
     return f"{count} {word}" if count == 1 else f"{count} {word}s"
 
 
+CLOSE_CALL = 0.5
+"""The runner-up is shown too when it has at least this share of the first's confidence."""
+
+
 def suggestion_cell(s: Suggestion | None) -> Text:
-    """Triage's "suggested" cell: the member with its confidence, a muted guess below the
-    threshold (not offered), or — when there is none."""
-    if s is not None and s.member is not None:
-        return Text(f"{s.member} {s.confidence:.2f}", style="bold")
-    if s is not None and s.best_guess:
-        return Text(f"({s.best_guess} {s.confidence:.2f})", style="dim italic")
-    return Text("—", style="dim")
+    """Triage's "suggested" cell: the member with its confidence (and the runner-up when
+    the call is close), a muted guess below the threshold (not offered), or — when none."""
+    if s is None or s.best_guess is None:
+        return Text("—", style="dim")
+    close = s.runner_up is not None and s.runner_up_confidence >= CLOSE_CALL * s.confidence
+    second = f" · {s.runner_up} {s.runner_up_confidence:.2f}" if close else ""
+    if s.member is not None:
+        cell = Text(f"{s.member} {s.confidence:.2f}", style="bold")
+        cell.append(second, style="italic")
+        return cell
+    return Text(f"({s.best_guess} {s.confidence:.2f}{second})", style="dim italic")

@@ -15,8 +15,8 @@ from textual.widgets import Static
 
 from viva_tui import keys
 from viva_tui.views import MemberRow
-from viva_tui.widgets.format import when
-from viva_tui.widgets.pane import Pane
+from viva_tui.widgets.format import clip, when
+from viva_tui.widgets.pane import Pane, titled
 
 if TYPE_CHECKING:
     from textual.widgets import DataTable
@@ -33,6 +33,8 @@ COLUMNS = (
     ("principles", "principles", 10),
     ("last", "last active", 16),
 )
+
+WIDTH = {key: width for key, _, width in COLUMNS}
 
 
 def _count(value: int | None) -> str:
@@ -88,7 +90,7 @@ highlighted member the one the Timeline and Skills panes show; **l** shows the
 
     def compose(self) -> ComposeResult:
         # The table comes with the roster (after the first frame, which stays light).
-        with VerticalScroll(id="soul"):
+        with titled(VerticalScroll(id="soul"), "Soul and launches"):
             yield Static("Opening the store…", id="soul-title")
             yield Static("", id="member-launches")
 
@@ -98,7 +100,7 @@ highlighted member the one the Timeline and Skills panes show; **l** shows the
         found = self.query(RowTable)
         if found:
             return found.first()
-        table = RowTable(id="members-table", zebra_stripes=True)
+        table = titled(RowTable(id="members-table", zebra_stripes=True), "Team")
         await self.mount(table, before=0)
         table.add_fixed_columns(COLUMNS)
         if self.has_focus_within or self.screen.focused is None:
@@ -123,9 +125,9 @@ highlighted member the one the Timeline and Skills panes show; **l** shows the
                 name.append(" (coordinator)", style="italic")
             table.add_row(
                 name,
-                m.role,
-                m.engine,
-                ", ".join(m.harnesses),
+                clip(m.role, WIDTH["role"]),
+                clip(m.engine, WIDTH["engine"]),
+                clip(", ".join(m.harnesses), WIDTH["harnesses"]),
                 _count(row.sessions),
                 _count(row.active_skills),
                 _count(row.active_principles),

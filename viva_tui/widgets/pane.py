@@ -3,10 +3,20 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, TypeVar
 
 from textual.containers import Vertical
 from textual.message import Message
+from textual.widget import Widget
+
+W = TypeVar("W", bound=Widget)
+
+
+def titled(widget: W, title: str) -> W:
+    """``widget`` in a titled border that lights up while it has the focus (``.panel``)."""
+    widget.border_title = title
+    widget.add_class("panel")
+    return widget
 
 
 class Pane(Vertical):

@@ -18,7 +18,7 @@ from viva_tui import keys
 from viva_tui.views import PrinciplesData
 from viva_tui.widgets.diff import word_diff
 from viva_tui.widgets.format import clip, plural, when
-from viva_tui.widgets.pane import Pane
+from viva_tui.widgets.pane import Pane, titled
 from viva_tui.widgets.tables import RowList
 
 ROLLBACK_FROM = ("approved", "rolled_back")
@@ -29,7 +29,7 @@ class PrinciplesPane(Pane):
 
     DEFAULT_CSS = """
     #principles-body { height: 1fr; }
-    #principles-list { width: 2fr; height: 1fr; border: none; }
+    #principles-list { width: 2fr; height: 1fr; }
     #principles-detail { width: 3fr; border-left: tall $panel; padding: 0 1; }
     """
 
@@ -86,7 +86,7 @@ can be rolled back (nothing is deleted).
     def compose(self) -> ComposeResult:
         yield Static("", id="principles-banner", classes="status")
         with Horizontal(id="principles-body"):
-            yield RowList(id="principles-list")
+            yield titled(RowList(id="principles-list"), "Candidates")
             with VerticalScroll(id="principles-detail"):
                 yield Static("Loading the queue…", id="principles-text")
 

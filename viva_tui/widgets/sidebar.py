@@ -17,6 +17,8 @@ PANES = (
     ("skills", "Skills"),
     ("principles", "Principles"),
 )
+WIDE_ENOUGH = 14
+"""Below this width the sidebar shows only the pane keys and their badges."""
 BADGE_STYLE = {"triage": "bold $triage-pending", "principles": "bold $approval-needed"}
 
 
@@ -35,16 +37,21 @@ class Sidebar(Static):
         self._keys = keys
 
     def render(self) -> Content:
-        lines = [Content.styled("Viva\n\n", "bold $primary")]
+        compact = 0 < self.size.width < WIDE_ENOUGH  # a narrow terminal: keys and badges
+        lines = [Content.styled("V\n\n" if compact else "Viva\n\n", "bold $primary")]
         for pane, title in PANES:
             key = self._keys.get(pane, " ")
             style = "bold reverse" if pane == self.active else ""
-            line = Content.assemble((f" {key} ", "$text-muted"), (f"{title:<11}", style))
+            if compact:
+                line = Content.styled(f" {key} ", style or "$text-muted")
+            else:
+                line = Content.assemble((f" {key} ", "$text-muted"), (f"{title:<11}", style))
             badge = self.badges.get(pane)
             if badge:
-                line = line + Content.styled(f" {badge}", BADGE_STYLE.get(pane, "bold"))
+                shown = badge if not compact or len(badge) < 4 else "+"
+                line = line + Content.styled(f" {shown}", BADGE_STYLE.get(pane, "bold"))
             lines.append(line.stylize(f"@click=screen.show_pane('{pane}')") + Content("\n"))
-        if self.member:
+        if self.member and not compact:
             lines.append(Content.assemble(("\nmember\n", "$text-muted"), (self.member, "bold")))
         return Content("").join(lines)
 

@@ -19,7 +19,7 @@ from viva_tui import keys
 from viva_tui.views import CurveData, SkillRow, SkillsData
 from viva_tui.widgets.decay_plot import DecayPlot
 from viva_tui.widgets.format import local, plural, sparkline, when
-from viva_tui.widgets.pane import Pane
+from viva_tui.widgets.pane import Pane, titled
 from viva_tui.widgets.tables import RowTable
 
 COLUMNS = (
@@ -124,9 +124,9 @@ every 30 of the member's sessions (session track) or every 60 days (time track).
         yield Static("", id="skills-banner")
         yield Static(self._title(), id="skills-title", classes="status")
         with Horizontal(id="skills-body"):
-            yield RowTable(id="skills-table", zebra_stripes=True)
+            yield titled(RowTable(id="skills-table", zebra_stripes=True), "Skill set")
             with Vertical(id="skills-curve"):
-                yield DecayPlot(id="decay-plot")
+                yield titled(DecayPlot(id="decay-plot"), "Decay")
                 yield Static("", id="curve-facts")
         yield Static(
             Content.styled(

@@ -20,7 +20,7 @@ from viva_store.records import SessionRecord
 from viva_tui import keys
 from viva_tui.views import Page, Query, SearchResult, TimelineEvent, TimelineEvents, Transcript
 from viva_tui.widgets.format import clip, day, local, plural, project_label, when
-from viva_tui.widgets.pane import Pane
+from viva_tui.widgets.pane import Pane, titled
 from viva_tui.widgets.tables import RowList
 from viva_tui.widgets.transcript import TranscriptView
 
@@ -42,7 +42,7 @@ class TimelinePane(Pane):
 
     DEFAULT_CSS = """
     #timeline-body { height: 1fr; }
-    #timeline-list { height: 1fr; border: none; }
+    #timeline-list { height: 1fr; }
     #timeline-preview { height: 1fr; border-top: tall $panel; }
     """
 
@@ -116,8 +116,8 @@ decisions between them.
                 placeholder="/ search this member's experience", id="timeline-search", compact=True
             )
         with Vertical(id="timeline-body"):
-            yield RowList(id="timeline-list")
-            yield TranscriptView(id="timeline-preview", placeholder="")
+            yield titled(RowList(id="timeline-list"), "Experience")
+            yield titled(TranscriptView(id="timeline-preview", placeholder=""), "Preview")
         yield Static("", id="timeline-status", classes="status")
 
     def watch_harnesses(self, harnesses: tuple[str, ...]) -> None:
@@ -161,6 +161,8 @@ decisions between them.
             return
         self.events = list(events.events) if self.query_now == Query() else []
         listing = self.query_one(RowList)
+        was = listing.highlighted
+        keep = listing.get_option_at_index(was).id if was is not None else None
         listing.clear_options()
         self.loaded, self._sessions, self._last_day = 0, {}, None
         self._append(page)
@@ -169,6 +171,10 @@ decisions between them.
             notes.append(f"No sessions are filed to {member} yet (file some in Triage).")
         self._status(notes)
         if listing.option_count:
+            ids = [listing.get_option_at_index(i).id for i in range(listing.option_count)]
+            if keep is not None and keep in ids:  # re-read with the store: stay put
+                listing.highlighted = ids.index(keep)
+                return
             listing.highlighted = next(
                 (
                     i

@@ -18,29 +18,25 @@ from textual.widgets import Input, Select, Static
 
 from viva_store.records import SessionRecord
 from viva_tui import keys
-from viva_tui.views import Page, Query, Transcript
-from viva_tui.widgets.format import clip, plural, project_label, suggestion_cell, when
-from viva_tui.widgets.pane import Pane
+from viva_tui.views import TRIAGE_PAGE, Page, Query, Transcript
+from viva_tui.widgets.cursor import row_to_keep, survivor
+from viva_tui.widgets.format import plural, suggestion_cell
+from viva_tui.widgets.pane import titled
 from viva_tui.widgets.tables import RowTable
 from viva_tui.widgets.transcript import TranscriptView
+from viva_tui.widgets.triage_columns import Column, columns_for, row_cells
+from viva_tui.widgets.triage_filters import FilteredQueue
 
 if TYPE_CHECKING:
     from viva_store.triage.service import Suggestion
 
 NEAR_END = 25
+SIDEBAR_WIDTH = 20
+BORDER = 2
 PREVIEW_DELAY = 0.15
-COLUMNS = (
-    ("mark", " ", 1),
-    ("harness", "harness", 11),
-    ("project", "project", 20),
-    ("started", "started", 16),
-    ("title", "title", 44),
-    ("msgs", "msgs", 4),
-    ("suggested", "suggested", 15),
-)
 
 
-class TriagePane(Pane):
+class TriagePane(FilteredQueue):
     """Unattributed sessions, newest first, loaded a page at a time as the cursor nears
     the end (the store may hold tens of thousands).
 
@@ -50,7 +46,7 @@ class TriagePane(Pane):
     DEFAULT_CSS = """
     #triage-body { height: 1fr; }
     #triage-table { height: 1fr; }
-    #triage-preview { height: 1fr; border-top: tall $panel; }
+    #triage-preview { height: 1fr; }
     """
 
     PANE_ID = "triage"
@@ -77,6 +73,7 @@ files a session by itself.
 
         query: Query
         offset: int
+        limit: int = TRIAGE_PAGE
 
     @dataclass(eq=False, repr=False)
     class PreviewRequested(Message):
@@ -125,14 +122,14 @@ files a session by itself.
         super().__init__()
         self.keys = dict(member_keys or {})
         self.set_reactive(TriagePane.harnesses, tuple(harnesses))
-        self.query_now = Query()
         self.order: list[str] = []
         self.sessions: dict[str, SessionRecord] = {}
         self.more = False
         self.fetching = False
         self.suggestions: dict[str, Suggestion] | None = None
         self._preview_timer: Timer | None = None
-        self._filter_timer: Timer | None = None
+        self.columns: tuple[Column, ...] = ()
+        self._keep: tuple[str, int] | None = None  # the cursor's session and row at a reload
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="triage-filters", classes="filters"):
@@ -145,13 +142,12 @@ files a session by itself.
             yield Input(placeholder="project name", id="triage-project", compact=True)
             yield Input(placeholder="f: text in title or project", id="triage-text", compact=True)
         with Vertical(id="triage-body"):
-            yield RowTable(id="triage-table")
-            yield TranscriptView(id="triage-preview", placeholder="Loading the queue…")
+            yield titled(RowTable(id="triage-table"), "Queue")
+            yield titled(TranscriptView(id="triage-preview", placeholder="Loading…"), "Preview")
         yield Static("", id="triage-status", classes="status")
 
     def on_mount(self) -> None:
-        table = self.query_one(RowTable)
-        table.add_fixed_columns(COLUMNS)
+        self._lay_out((self.size.width or self.app.size.width - SIDEBAR_WIDTH) - BORDER)
         self._status()
 
     def request_data(self) -> None:
@@ -198,7 +194,9 @@ files a session by itself.
                 else "The triage queue is empty. Press i to import sessions from the harnesses.",
             )
         else:
-            self.query_one(RowTable).move_cursor(row=0)
+            keep, self._keep = self._keep, None
+            row = row_to_keep(self.order, *keep) if keep else 0
+            self.query_one(RowTable).move_cursor(row=row)
             self._schedule_preview()
 
     def show_preview(self, transcript: Transcript) -> None:
@@ -215,17 +213,19 @@ files a session by itself.
         self._status()
 
     def remove_sessions(self, ids: Sequence[str]) -> None:
-        """Take filed sessions out of the list, keeping the cursor where it was."""
+        """Take filed sessions out of the list; the cursor stays on the session it was on,
+        or moves to the next one still in the list (else the one before)."""
         table = self.query_one(RowTable)
-        row = table.cursor_row
+        gone = set(ids)
+        stay = survivor(self.order, self.current(), gone)
         for sid in ids:
             if sid in self.sessions:
                 table.remove_row(sid)
                 del self.sessions[sid]
-                self.order.remove(sid)
-        self.marked -= set(ids)
+        self.order = [sid for sid in self.order if sid not in gone]
+        self.marked -= gone
         if self.order:
-            table.move_cursor(row=min(max(row, 0), len(self.order) - 1))
+            table.move_cursor(row=self.order.index(stay) if stay in self.sessions else 0)
             self._schedule_preview()
             self._maybe_more(table.cursor_row)
         else:
@@ -235,21 +235,35 @@ files a session by itself.
         self._status()
 
     def reload(self) -> None:
-        """Start the list again from its first page."""
-        self._request(0)
+        """Read the list again as far as it was loaded, keeping the cursor's session."""
+        sid = self.current()
+        if sid is not None:
+            self._keep = (sid, self.query_one(RowTable).cursor_row)
+        self._request(0, max(TRIAGE_PAGE, len(self.order)))
 
     # Cells and status --------------------------------------------------------------------
 
     def _cells(self, s: SessionRecord) -> tuple[object, ...]:
-        return (
-            self._mark_cell(s.id),
-            s.harness,
-            project_label(s.project, s.cwd, 20),
-            when(s.started_at),
-            clip(s.title or "(untitled)", 44),
-            str(s.message_count),
-            self._suggestion_cell(s.id),
-        )
+        return row_cells(s, self.columns, self._mark_cell(s.id), self._suggestion_cell(s.id))
+
+    def on_resize(self) -> None:
+        self._lay_out(self.size.width - BORDER)
+
+    def _lay_out(self, width: int) -> None:
+        """Choose the columns for ``width`` (the rows are redrawn if they change)."""
+        columns = columns_for(width)
+        if columns == self.columns:
+            return
+        self.columns = columns
+        table = self.query_one(RowTable)
+        row = table.cursor_row
+        table.clear(columns=True)
+        table.add_fixed_columns(columns)
+        for sid in self.order:
+            table.add_row(*self._cells(self.sessions[sid]), key=sid)
+        table.rows_added()
+        if self.order:
+            table.move_cursor(row=min(max(row, 0), len(self.order) - 1))
 
     def _mark_cell(self, sid: str) -> Text:
         return Text("●", style="bold") if sid in self.marked else Text(" ")
@@ -292,9 +306,9 @@ files a session by itself.
         if self.more and not self.fetching and row >= len(self.order) - NEAR_END:
             self._request(len(self.order))
 
-    def _request(self, offset: int) -> None:
+    def _request(self, offset: int, limit: int = TRIAGE_PAGE) -> None:
         self.fetching = True
-        self.ask(self.PageRequested(self.query_now, offset))
+        self.ask(self.PageRequested(self.query_now, offset, limit))
 
     def _schedule_preview(self) -> None:
         if self._preview_timer is not None:
@@ -305,32 +319,6 @@ files a session by itself.
         sid = self.current()
         if sid:
             self.ask(self.PreviewRequested(sid))
-
-    def on_select_changed(self, event: Select.Changed) -> None:
-        event.stop()
-        self._apply_filters()
-
-    def on_input_changed(self, event: Input.Changed) -> None:
-        event.stop()
-        if self._filter_timer is not None:
-            self._filter_timer.stop()
-        self._filter_timer = self.set_timer(0.3, self._apply_filters)
-
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        event.stop()
-        self._apply_filters()
-        self.focus_main()
-
-    def _apply_filters(self) -> None:
-        harness = self.query_one("#triage-harness", Select).value
-        query = Query(
-            harness=harness if isinstance(harness, str) else None,
-            project=self.query_one("#triage-project", Input).value.strip() or None,
-            text=self.query_one("#triage-text", Input).value.strip() or None,
-        )
-        if query != self.query_now:
-            self.query_now = query
-            self._request(0)
 
     def watch_marked(self, old: frozenset[str], new: frozenset[str]) -> None:
         table = self.query_one(RowTable)

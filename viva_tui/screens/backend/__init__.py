@@ -7,15 +7,12 @@ in the worker that opens the store (the services bring SQLAlchemy with them).
 
 from __future__ import annotations
 
-from collections.abc import Generator, Sequence
-from typing import TypeAlias
+from collections.abc import Generator, Mapping, Sequence
+from typing import TYPE_CHECKING, TypeAlias
 
-from viva_store.importing import service as importing
-from viva_store.launch.service import command_line
 from viva_store.members.service import list_executions, list_members, member_names
 from viva_store.principles.service import active_principles
 from viva_store.records import MemberRecord
-from viva_store.reports import service as reports
 from viva_store.sessions.service import (
     MemberActivity,
     SessionFilter,
@@ -25,18 +22,17 @@ from viva_store.sessions.service import (
     session_messages,
 )
 from viva_store.skills.service import SkillParams, list_skills
-from viva_store.store import Context
+from viva_store.store import ChangeStamp, Context
 from viva_store.triage.service import (
     Classified,
+    Expected,
     Suggestion,
     classify,
     classify_nobody,
+    queue_size,
     suggest,
     unclassify,
 )
-from viva_tui.screens.backend import principles as principle_data
-from viva_tui.screens.backend import skills as skill_data
-from viva_tui.screens.backend import timeline as timeline_data
 from viva_tui.views import (
     PREVIEW_MESSAGES,
     CurveData,
@@ -50,7 +46,14 @@ from viva_tui.views import (
     Transcript,
 )
 
-ImportEvent: TypeAlias = importing.ImportStarted | importing.FilesUnchanged | importing.FileImported
+QUEUED: Expected = ("unattributed", None)
+"""The state of every session the triage pane lists (what an action there expects)."""
+if TYPE_CHECKING:
+    from viva_store.importing import service as importing
+
+ImportEvent: TypeAlias = (
+    "importing.ImportStarted | importing.FilesUnchanged | importing.FileImported"
+)
 
 
 class Backend:
@@ -58,6 +61,10 @@ class Backend:
 
     def __init__(self, ctx: Context) -> None:
         self.ctx = ctx
+
+    def change_stamp(self) -> ChangeStamp:
+        """Where each area of the store stands (the app polls it to stay live)."""
+        return self.ctx.store.change_stamp()
 
     # Members ---------------------------------------------------------------------------
 
@@ -84,10 +91,16 @@ class Backend:
                     active_skills=sum(1 for s in in_set if s.status != "forgotten"),
                     active_principles=len(active_principles(self.ctx, m.name)),
                     executions=tuple(list_executions(self.ctx, m.name, limit=5)),
-                    launch_command=command_line(m.name, m.harnesses[0]) if m.harnesses else "",
                 )
             )
         return rows
+
+    def launch_commands(self, members: Sequence[MemberRecord]) -> dict[str, str]:
+        """Each member's ``viva launch`` command (its first harness), by name (the launcher's
+        modules load now, after the roster's counts are on screen)."""
+        from viva_store.launch.service import command_line
+
+        return {m.name: command_line(m.name, m.harnesses[0]) for m in members if m.harnesses}
 
     # Sessions --------------------------------------------------------------------------
 
@@ -115,79 +128,110 @@ class Backend:
 
     # Triage ----------------------------------------------------------------------------
 
+    def queue_size(self) -> int:
+        """How many sessions wait in the triage queue."""
+        return queue_size(self.ctx)
+
     def suggestions(self) -> dict[str, Suggestion]:
         """The suggestion for every queued session, by session id."""
         return {s.session_id: s for s in suggest(self.ctx)}
 
     def assign(self, ids: Sequence[str], member: str | None) -> Classified:
-        """File sessions into ``member``'s experience (None: nobody's)."""
+        """File queued sessions into ``member``'s experience (None: nobody's); refused
+        when any of them left the queue meanwhile."""
         if member is None:
-            return classify_nobody(self.ctx, ids, note="triage pane")
-        return classify(self.ctx, ids, member, note="triage pane")
+            return classify_nobody(self.ctx, ids, note="triage pane", expect=QUEUED)
+        return classify(self.ctx, ids, member, note="triage pane", expect=QUEUED)
 
     def accept(self, pairs: Sequence[tuple[str, str]]) -> list[Classified]:
-        """Accept suggestions: ``(session id, suggested member)`` pairs, one call per member."""
+        """Accept suggestions: ``(session id, suggested member)`` pairs, one call per member
+        (each refused when one of its sessions left the queue meanwhile)."""
         by_member: dict[str, list[str]] = {}
         for sid, member in pairs:
             by_member.setdefault(member, []).append(sid)
         return [
-            classify(self.ctx, ids, member, note="accepted suggestion")
+            classify(self.ctx, ids, member, note="accepted suggestion", expect=QUEUED)
             for member, ids in sorted(by_member.items())
         ]
 
-    def undo(self, ids: Sequence[str]) -> Classified:
-        """Put sessions back in the triage queue (a new event; nothing is deleted)."""
-        return unclassify(self.ctx, ids, note="undo in the triage pane")
+    def undo(self, left: Mapping[str, Expected]) -> Classified:
+        """Put sessions back in the triage queue (a new event; nothing is deleted), if each
+        is still as the undone action ``left`` it (by session id)."""
+        return unclassify(self.ctx, list(left), note="undo in the triage pane", expect=left)
 
     def harnesses(self) -> list[str]:
-        """The harnesses Viva reads (for the filters)."""
+        """The harnesses Viva reads (for the filters; the importer's modules load now)."""
+        from viva_store.importing import service as importing
+
         return importing.harness_names()
 
     def run_import(self) -> Generator[ImportEvent, None, importing.ImportSummary]:
         """The importer's progress events; its return value is the summary."""
+        from viva_store.importing import service as importing
+
         return importing.run_import(self.ctx)
 
     # Timeline, skills, principles --------------------------------------------------------
 
     def timeline_events(self, member: str) -> TimelineEvents:
         """The member's skill events and principle decisions, newest first."""
+        from viva_tui.screens.backend import timeline as timeline_data
+
         return timeline_data.load_events(self.ctx, member)
 
     def search(self, member: str, text: str) -> SearchResult:
         """Recall hits in the member's experience."""
+        from viva_tui.screens.backend import timeline as timeline_data
+
         return timeline_data.search(self.ctx, member, text)
 
     def skills(self, member: str, include_forgotten: bool) -> SkillsData:
         """The member's skill set with trends."""
+        from viva_tui.screens.backend import skills as skill_data
+
         return skill_data.load_skills(self.ctx, member, include_forgotten)
 
     def curve(self, member: str, skill: str) -> CurveData:
         """One skill's weight curve."""
+        from viva_tui.screens.backend import skills as skill_data
+
         return skill_data.load_curve(self.ctx, member, skill)
 
     def change_skill(self, action: str, member: str, skill: str, track: str = "") -> str:
         """Reclaim a skill or change its track."""
+        from viva_tui.screens.backend import skills as skill_data
+
         return skill_data.change(self.ctx, action, member, skill, track)
 
     def skill_parameters(self) -> SkillParams:
         """The store's skill numbers, as dialogs quote them (read from its config)."""
+        from viva_tui.screens.backend import skills as skill_data
+
         return skill_data.parameters(self.ctx)
 
     def skill_body(self, name: str) -> str:
         """A skill's body (reading it here is not a use)."""
+        from viva_tui.screens.backend import skills as skill_data
+
         return skill_data.skill_body(self.ctx, name)
 
     def principles(self, members: Sequence[str]) -> PrinciplesData:
         """The queue, the history and what is in force."""
+        from viva_tui.screens.backend import principles as principle_data
+
         return principle_data.load_principles(self.ctx, list(members) or self.member_names())
 
     def decide(self, action: str, ref: str, text: str | None, version: int) -> str:
         """Store one owner decision about a principle."""
+        from viva_tui.screens.backend import principles as principle_data
+
         return principle_data.decide(self.ctx, action, ref, text, version)
 
     # Report ----------------------------------------------------------------------------
 
     def weekly_report(self, week: str | None = None) -> tuple[str, str]:
         """``(week, Markdown)`` of a week's report (None: the store clock's week)."""
+        from viva_store.reports import service as reports
+
         found = reports.weekly_report(self.ctx, week)
         return str(found.week), reports.report_markdown(found)

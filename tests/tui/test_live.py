@@ -1,0 +1,102 @@
+"""The app stays live: outside writes appear on their own, stale actions are refused, and
+the cursor stays on its session after a bulk action."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from textual.pilot import Pilot
+
+from viva_store.sessions.service import get_session
+from viva_store.store import Context
+from viva_store.triage.classify import classify
+from viva_tui.app import VivaApp
+from viva_tui.screens.main import MainScreen
+from viva_tui.widgets.sidebar import Sidebar
+
+from .conftest import open_context
+from .helpers import drive, settle
+from .test_triage import open_triage
+
+
+async def until(pilot: Pilot[None], check: object, seconds: float) -> float:
+    """Let the app run until ``check()`` holds; how long that took (fails after)."""
+    start = time.monotonic()
+    while not check():  # type: ignore[operator]
+        assert time.monotonic() - start < seconds, f"not seen within {seconds} s"
+        await pilot.pause(0.05)
+    return time.monotonic() - start
+
+
+def test_a_classification_elsewhere_appears_within_two_seconds(
+    app: VivaApp, demo_home: Path
+) -> None:
+    other = open_context(demo_home)  # another window, or the CLI: its own engine
+
+    async def script(pilot: Pilot[None]) -> tuple[str, str]:
+        pane = await open_triage(pilot)
+        sidebar = pilot.app.screen.query_one(Sidebar)
+        before = sidebar.badges.get("triage", "")
+        sid = pane.order[2]
+        classify(other, [sid], "oliver")
+        await until(pilot, lambda: sid not in pane.sessions, 2.0)
+        await until(pilot, lambda: sidebar.badges.get("triage") != before, 2.0)
+        return before, sidebar.badges["triage"]
+
+    try:
+        before, after = drive(app, script)
+    finally:
+        other.store.close()
+    assert int(after) == int(before) - 1
+
+
+def test_acting_on_a_session_filed_meanwhile_is_refused(app: VivaApp, demo_home: Path) -> None:
+    other = open_context(demo_home)
+
+    async def script(pilot: Pilot[None]) -> tuple[str, list[str]]:
+        pane = await open_triage(pilot)
+        screen = pilot.app.screen
+        assert isinstance(screen, MainScreen) and screen.watch_timer is not None
+        screen.watch_timer.pause()  # the screen has not seen the other write yet
+        sid = pane.current()
+        assert sid is not None
+        classify(other, [sid], "oliver")
+        await pilot.press(pane.keys["deven"])
+        await settle(pilot)
+        said = [n.message for n in pilot.app._notifications]
+        assert sid not in pane.sessions  # the list was read again
+        return sid, said
+
+    try:
+        sid, said = drive(app, script)
+        assert get_session(other, sid).member == "oliver"
+    finally:
+        other.store.close()
+    assert any("filed into oliver meanwhile" in line for line in said)
+
+
+def test_the_cursor_stays_on_its_session_after_a_bulk_action(
+    app: VivaApp, demo_ctx: Context
+) -> None:
+    async def script(pilot: Pilot[None]) -> tuple[str, str | None, str, str | None]:
+        pane = await open_triage(pilot)
+        await pilot.press("space", "space", "space")  # marks rows 0-2; the cursor is on 3
+        resting = pane.current()
+        assert resting == pane.order[3]
+        await pilot.press(pane.keys["alice"])
+        await settle(pilot)
+        first_stay = pane.current()
+        await pilot.press("space", "up")  # mark the cursor's row, then go back onto it
+        marked = pane.current()
+        assert marked is not None and marked in pane.marked
+        after = pane.order[pane.order.index(marked) + 1]
+        await pilot.press(pane.keys["victor"])
+        await settle(pilot)
+        return resting, first_stay, after, pane.current()
+
+    resting, first_stay, after, now = drive(app, script)
+    assert first_stay == resting
+    assert now == after  # its session was filed: the next unfiled one
+    assert get_session(demo_ctx, resting).member == "victor"  # what the keys said, no other
+    assert get_session(demo_ctx, after).status == "unattributed"
