@@ -15,9 +15,11 @@ from sqlalchemy import insert, select
 
 from viva_store.db.schema import IMPORT_RUN, SOURCE_FILE
 from viva_store.importing.harness.model import ParsedChunk
+from viva_store.importing.paths import PathKeys
 from viva_store.importing.prepare import Batch, quarantine_row
 from viva_store.importing.read import FileState, QuarantinedLine
 from viva_store.importing.write import QuarantineRow, WriteResult, commit
+from viva_store.redact import redact_obj
 from viva_store.store import Context
 
 BATCH_BYTES = 8 << 20
@@ -82,9 +84,10 @@ class Pending:
 class Writer:
     """Stores what a run reads, one pending batch at a time, and adds up what it stored."""
 
-    def __init__(self, ctx: Context, run_id: str) -> None:
+    def __init__(self, ctx: Context, run_id: str, keys: PathKeys) -> None:
         self.ctx = ctx
         self.run_id = run_id
+        self.keys = keys
         self.now = ctx.store.now()
         self.pending = Pending(self.now)
         self.written = Tally()
@@ -111,25 +114,36 @@ class Writer:
             return
         pending.batch.finish()
         now = self.ctx.store.now()
-        result = self.ctx.store.write(lambda conn: commit(conn, pending, self.run_id, now))
+        result = self.ctx.store.write(
+            lambda conn: commit(conn, pending, self.run_id, now, self.keys)
+        )
         self.written.add(result)
 
 
-def known_files(ctx: Context, harnesses: list[str]) -> dict[tuple[str, str], tuple[int, ...]]:
-    """(id, size, mtime, inode) of every file read before: all a skip decision needs.
+Known = dict[tuple[str, str], tuple[int, int, int, int, str]]
+"""Files read before, by (harness, path key): (id, size, mtime, inode, tail state)."""
+
+
+def known_files(ctx: Context, harnesses: list[str]) -> Known:
+    """(id, size, mtime, inode, tail state) of every file read before, by harness and
+    path key (:mod:`~viva_store.importing.paths`): all a skip decision needs.
 
     One scan of the table, filtered here: looking the chosen harnesses up in the
-    ``(harness, path)`` index would fetch every row by its id, which costs
+    ``(harness, path_key)`` index would fetch every row by its id, which costs
     several times the scan on the re-import of an unchanged history.
     """
     rows = ctx.store.read(lambda c: c.exec_driver_sql(_KNOWN).fetchall())
     chosen = set(harnesses)
-    return {(h, p): (i, size, mtime, ino) for h, p, i, size, mtime, ino in rows if h in chosen}
+    return {
+        (h, key): (i, size, mtime, ino, tail)
+        for h, key, i, size, mtime, ino, tail in rows
+        if h in chosen
+    }
 
 
 # Plain SQL on both engines (no parameters, no types to process): this query is
 # most of what a re-import of an unchanged history asks of the store.
-_KNOWN = f"SELECT harness, path, id, size, mtime_ns, inode FROM {SOURCE_FILE.name}"
+_KNOWN = f"SELECT harness, path_key, id, size, mtime_ns, inode, tail_state FROM {SOURCE_FILE.name}"
 
 
 def file_state(ctx: Context, file_id: int) -> FileState:
@@ -143,9 +157,10 @@ def file_state(ctx: Context, file_id: int) -> FileState:
 def record_run(
     ctx: Context, run_id: str, data: dict[str, Any], harnesses: list[str], started: datetime
 ) -> None:
-    """Every run is recorded: when, what, counts, problems (the first 1,000)."""
+    """Every run is recorded: when, what, counts, problems (the first 1,000, redacted:
+    a path or a quoted line can hold a secret)."""
     data = dict(data)
-    problems = data.pop("problems")
+    problems = redact_obj(data.pop("problems")[:1000])[0]
     ctx.store.write(
         lambda c: c.execute(
             insert(IMPORT_RUN).values(
@@ -154,7 +169,7 @@ def record_run(
                 finished_at=ctx.store.now(),
                 harnesses=harnesses,
                 counts=data,
-                problems=problems[:1000],
+                problems=problems,
             )
         )
     )

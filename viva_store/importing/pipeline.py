@@ -28,6 +28,7 @@ from viva_store.importing.batch import Pending, Writer, record_run
 from viva_store.importing.harness import registry
 from viva_store.importing.harness.model import Problem
 from viva_store.importing.harness.reader import LINE_KINDS
+from viva_store.importing.paths import path_keys
 from viva_store.importing.pool import POOL_FILE_BYTES, POOL_MIN_BYTES, default_workers, read_in_pool
 from viva_store.importing.prepare import Batch
 from viva_store.importing.read import Reading, read_lines, read_whole
@@ -74,11 +75,12 @@ def run_import(
     found = find_sources(ctx, chosen, overrides)
     summary.problems.extend(found.problems)
     yield ImportStarted(found.sources, found.bytes)
-    todo = plan(ctx, chosen, found)
+    keys = ctx.store.read(path_keys)
+    todo = plan(ctx, chosen, found, keys)
     summary.files_scanned, summary.files_unchanged = len(found.files), todo.unchanged
     if todo.unchanged:
         yield FilesUnchanged(todo.unchanged, todo.unchanged_bytes)
-    writer = Writer(ctx, summary.run_id)
+    writer = Writer(ctx, summary.run_id, keys)
     jobs = todo.jobs
     small = [j for j in jobs if j.source.kind in LINE_KINDS and j.st.st_size <= POOL_FILE_BYTES]
     count = workers if workers is not None else default_workers()
@@ -130,7 +132,7 @@ def _read_here(writer: Writer, summary: ImportSummary, job: Job) -> None:
     """Stream one JSON-lines file into the pending batch, storing it whenever it fills."""
     writer.begin(job.source.harness)
     path = str(job.source.path)
-    reading = Reading(read_lines(job.source, job.st, job.resume(), writer.now))
+    reading = Reading(read_lines(job.source, job.st, job.resume(), writer.now, job.settled))
     for item in reading:
         writer.pending.add(item, path)
         if writer.full:

@@ -45,11 +45,11 @@ class PreparedFile:
 
 
 def prepare_file(
-    source: SourceFile, st: Fingerprint, resume: Resume, now: datetime
+    source: SourceFile, st: Fingerprint, resume: Resume, now: datetime, settled: bool = False
 ) -> PreparedFile:
     """Read a whole (small) file into a batch of its own: the worker's job."""
     pending = Pending(now, Batch(source.harness))
-    reading = Reading(read_lines(source, st, resume, now))
+    reading = Reading(read_lines(source, st, resume, now, settled))
     path = str(source.path)
     for item in reading:
         pending.add(item, path)
@@ -74,7 +74,9 @@ def read_in_pool(
         def submit() -> None:
             while queue and len(running) < 2 * workers:
                 job = queue.pop()
-                future = pool.submit(prepare_file, job.source, job.st, job.resume(), now)
+                future = pool.submit(
+                    prepare_file, job.source, job.st, job.resume(), now, job.settled
+                )
                 running[future] = job
 
         submit()
