@@ -23,6 +23,8 @@ from viva_store.db.migrate import current_revision, head_revision
 from viva_store.db.schema import METADATA, STORE_META
 from viva_store.store import Store
 
+pytestmark = pytest.mark.fresh_store  # each test's store is made here, from nothing
+
 HELD = 0.3  # seconds a first writer keeps its transaction open
 T = TypeVar("T")
 

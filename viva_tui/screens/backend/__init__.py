@@ -1,20 +1,30 @@
 """The app's data layer: plain calls to the store's services, no Textual (frogmouth's way).
 
-The screen calls these from thread workers; each returns frozen records. Services that
-are not part of this build yet raise :class:`Unavailable`, and the pane that needs them
-says so instead of showing anything invented (DESIGN I9).
+The screen calls these from thread workers; each returns frozen records or the view
+models of :mod:`viva_tui.views`. This package is imported only after the first frame,
+in the worker that opens the store (the services bring SQLAlchemy with them).
 """
 
 from __future__ import annotations
 
 from collections.abc import Generator, Sequence
-from typing import Any
+from typing import TypeAlias
 
+from viva_store.importing import service as importing
 from viva_store.launch.service import command_line
 from viva_store.members.service import list_executions, list_members, member_names
+from viva_store.principles.service import active_principles
 from viva_store.records import MemberRecord
-from viva_store.sessions.service import MemberActivity, get_session, list_sessions, member_activity
-from viva_store.sessions.service import session_messages as _messages
+from viva_store.reports import service as reports
+from viva_store.sessions.service import (
+    MemberActivity,
+    SessionFilter,
+    get_session,
+    list_sessions,
+    member_activity,
+    session_messages,
+)
+from viva_store.skills.service import list_skills
 from viva_store.store import Context
 from viva_store.triage.service import (
     Classified,
@@ -24,19 +34,23 @@ from viva_store.triage.service import (
     suggest,
     unclassify,
 )
-from viva_tui.screens import data_principles, data_skills, data_timeline
-from viva_tui.screens.data_principles import PrinciplesData
-from viva_tui.screens.data_skills import CurveData, SkillsData
-from viva_tui.screens.data_timeline import SearchResult, TimelineEvents
-from viva_tui.screens.shapes import (
+from viva_tui.screens.backend import principles as principle_data
+from viva_tui.screens.backend import skills as skill_data
+from viva_tui.screens.backend import timeline as timeline_data
+from viva_tui.views import (
     PREVIEW_MESSAGES,
+    CurveData,
     MemberRow,
     Page,
+    PrinciplesData,
     Query,
+    SearchResult,
+    SkillsData,
+    TimelineEvents,
     Transcript,
-    Unavailable,
-    optional,
 )
+
+ImportEvent: TypeAlias = importing.ImportStarted | importing.FilesUnchanged | importing.FileImported
 
 
 class Backend:
@@ -56,52 +70,47 @@ class Backend:
         return member_names(self.ctx)
 
     def member_rows(self, members: Sequence[MemberRecord]) -> list[MemberRow]:
-        """Each member with its counts; a count whose service is missing stays None."""
+        """Each member with its counts, recent launches and launch command."""
         rows: list[MemberRow] = []
         activity = member_activity(self.ctx)
         for m in members:
             active = activity.get(m.name, MemberActivity(0, None))
+            in_set = list_skills(self.ctx, m.name)
             rows.append(
                 MemberRow(
                     member=m,
                     sessions=active.sessions,
                     last_active=active.last_started,
-                    active_skills=self._count_skills(m.name),
-                    active_principles=self._count_principles(m.name),
+                    active_skills=sum(1 for s in in_set if s.status != "forgotten"),
+                    active_principles=len(active_principles(self.ctx, m.name)),
                     executions=tuple(list_executions(self.ctx, m.name, limit=5)),
                     launch_command=command_line(m.name, m.harnesses[0]) if m.harnesses else "",
                 )
             )
         return rows
 
-    def _count_principles(self, member: str) -> int | None:
-        try:
-            principles = optional("principles.service", "Principles")
-        except Unavailable:
-            return None
-        return len(principles.active_principles(self.ctx, member))
-
-    def _count_skills(self, member: str) -> int | None:
-        try:
-            skillset = optional("skills.service", "The skill set")
-        except Unavailable:
-            return None
-        return sum(1 for s in skillset.list_skills(self.ctx, member) if s.status != "forgotten")
-
     # Sessions --------------------------------------------------------------------------
 
     def page(
-        self, query: Query, offset: int, limit: int, *, status: str | None, member: str | None
+        self, query: Query, offset: int, limit: int, *, status: str, member: str | None
     ) -> Page:
         """A page of sessions (one extra row is read to know whether more follow)."""
-        flt = query.session_filter(status=status, member=member, limit=limit + 1, offset=offset)
+        flt = SessionFilter(
+            harness=query.harness or None,
+            project=query.project or None,
+            text=query.text or None,
+            status=status,
+            member=member,
+            limit=limit + 1,
+            offset=offset,
+        )
         rows = list_sessions(self.ctx, flt)
         return Page(query, offset, tuple(rows[:limit]), len(rows) > limit)
 
     def transcript(self, session_id: str, limit: int = PREVIEW_MESSAGES) -> Transcript:
         """A session and its first ``limit`` messages."""
         session = get_session(self.ctx, session_id)
-        messages = _messages(self.ctx, session.id, limit=limit + 1)
+        messages = session_messages(self.ctx, session.id, limit=limit + 1)
         return Transcript(session, tuple(messages[:limit]), len(messages) > limit)
 
     # Triage ----------------------------------------------------------------------------
@@ -132,55 +141,49 @@ class Backend:
 
     def harnesses(self) -> list[str]:
         """The harnesses Viva reads (for the filters)."""
-        from viva_store.importing.service import harness_names
+        return importing.harness_names()
 
-        return harness_names()
-
-    def run_import(self) -> Generator[Any, None, Any]:
+    def run_import(self) -> Generator[ImportEvent, None, importing.ImportSummary]:
         """The importer's progress events; its return value is the summary."""
-        from viva_store.importing.service import run_import
+        return importing.run_import(self.ctx)
 
-        return run_import(self.ctx)
-
-    # Timeline, skills, principles (modules that name what this build lacks) ------------
+    # Timeline, skills, principles --------------------------------------------------------
 
     def timeline_events(self, member: str) -> TimelineEvents:
         """The member's skill events and principle decisions, newest first."""
-        return data_timeline.load_events(self.ctx, member)
+        return timeline_data.load_events(self.ctx, member)
 
     def search(self, member: str, text: str) -> SearchResult:
         """Recall hits in the member's experience."""
-        return data_timeline.search(self.ctx, member, text)
+        return timeline_data.search(self.ctx, member, text)
 
     def skills(self, member: str, include_forgotten: bool) -> SkillsData:
         """The member's skill set with trends."""
-        return data_skills.load_skills(self.ctx, member, include_forgotten)
+        return skill_data.load_skills(self.ctx, member, include_forgotten)
 
     def curve(self, member: str, skill: str) -> CurveData:
         """One skill's weight curve."""
-        return data_skills.load_curve(self.ctx, member, skill)
+        return skill_data.load_curve(self.ctx, member, skill)
 
     def change_skill(self, action: str, member: str, skill: str, track: str = "") -> str:
         """Reclaim a skill or change its track."""
-        return data_skills.change(self.ctx, action, member, skill, track)
+        return skill_data.change(self.ctx, action, member, skill, track)
 
     def skill_body(self, name: str) -> str:
         """A skill's body (reading it here is not a use)."""
-        return data_skills.skill_body(self.ctx, name)
+        return skill_data.skill_body(self.ctx, name)
 
     def principles(self, members: Sequence[str]) -> PrinciplesData:
         """The queue, the history and what is in force."""
-        return data_principles.load_principles(self.ctx, list(members) or self.member_names())
+        return principle_data.load_principles(self.ctx, list(members) or self.member_names())
 
     def decide(self, action: str, ref: str, text: str | None, version: int) -> str:
         """Store one owner decision about a principle."""
-        return data_principles.decide(self.ctx, action, ref, text, version)
+        return principle_data.decide(self.ctx, action, ref, text, version)
 
     # Report ----------------------------------------------------------------------------
 
     def weekly_report(self, week: str | None = None) -> tuple[str, str]:
         """``(week, Markdown)`` of a week's report (None: the store clock's week)."""
-        report = optional("reports.service", "The weekly report")
-        markdown = optional("reports.service", "The weekly report")
-        found = report.weekly_report(self.ctx, week)
-        return str(found.week), str(markdown.report_markdown(found))
+        found = reports.weekly_report(self.ctx, week)
+        return str(found.week), reports.report_markdown(found)
