@@ -8,10 +8,10 @@ whenever it fills, before another harness's files, and at the end.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import insert, select
+from sqlalchemy import Connection, insert, select
 
 from viva_store.db.schema import IMPORT_RUN, SOURCE_FILE
 from viva_store.importing.harness.model import ParsedChunk
@@ -20,7 +20,9 @@ from viva_store.importing.prepare import Batch, quarantine_row
 from viva_store.importing.read import FileState, QuarantinedLine
 from viva_store.importing.write import QuarantineRow, WriteResult, commit
 from viva_store.redact import redact_obj
+from viva_store.skills.uses import after_attribution
 from viva_store.store import Context
+from viva_store.triage.attribution import match_executions
 
 BATCH_BYTES = 8 << 20
 """Text a pending batch gathers before it is stored (bounds memory per transaction)."""
@@ -114,10 +116,27 @@ class Writer:
             return
         pending.batch.finish()
         now = self.ctx.store.now()
-        result = self.ctx.store.write(
-            lambda conn: commit(conn, pending, self.run_id, now, self.keys)
-        )
+        result = self.ctx.store.write(lambda conn: self._commit(conn, pending, now))
         self.written.add(result)
+
+    def _commit(self, conn: Connection, pending: Pending, now: datetime) -> WriteResult:
+        result = commit(conn, pending, self.run_id, now, self.keys)
+        attribute(conn, self.ctx, result, now)
+        return result
+
+
+def attribute(conn: Connection, ctx: Context, result: WriteResult, now: datetime) -> None:
+    """Inside a batch's transaction: attribute its new sessions by execution record
+    (I6), and credit the skill uses of the launched sessions it added to (a session
+    stored over several batches is credited as its transcript grows; crediting is
+    idempotent)."""
+    touched = result.new_sessions | result.updated_sessions
+    if not touched:
+        return
+    seconds = float(ctx.store.config.section("triage").get("match_window_seconds", 120))
+    changed = match_executions(conn, result.new_sessions, timedelta(seconds=seconds), now)
+    # Skill weights follow the members' new session axes.
+    after_attribution(conn, ctx, changed, touched)
 
 
 Known = dict[tuple[str, str], tuple[int, int, int, int, str]]

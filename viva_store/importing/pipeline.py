@@ -10,7 +10,8 @@ stores each batch in one transaction.
 
 Every complete line ends up stored (as messages, usage or metadata) or
 quarantined with its redacted bytes and reason; blank lines are counted and
-an unterminated tail waits for the next run: input bytes = stored +
+an unterminated tail waits for the next run (or, once the file has settled,
+is taken if it is complete JSON): input bytes = stored +
 quarantined + blank + withheld.
 """
 
@@ -18,9 +19,8 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Generator
-from datetime import timedelta
 
-from sqlalchemy import Connection, func, select
+from sqlalchemy import func, select
 
 from viva_store.access import require_owner
 from viva_store.db.schema import SESSION
@@ -40,9 +40,7 @@ from viva_store.importing.summary import (
     ImportStarted,
     ImportSummary,
 )
-from viva_store.skills.uses import after_attribution
 from viva_store.store import Context
-from viva_store.triage.attribution import match_executions
 
 __all__ = [
     "FileImported",
@@ -116,7 +114,6 @@ def run_import(
     )
     summary.sessions_unchanged = int(total or 0) - summary.sessions_new - summary.sessions_updated
     summary.lines_skipped = summary.lines_blank + summary.lines_quarantined
-    _attribute(ctx, summary)
     record_run(ctx, summary.run_id, summary.to_json(), chosen, started)
     return summary
 
@@ -158,20 +155,3 @@ def _read_whole(ctx: Context, writer: Writer, summary: ImportSummary, job: Job) 
     summary.count(done.counts)
     whole.files.append(done.state)
     writer.store(whole)
-
-
-def _attribute(ctx: Context, summary: ImportSummary) -> None:
-    """New sessions: attribute by execution record (I6), or follow a sub-agent's parent."""
-    if not summary.new_session_ids:
-        return
-    seconds = float(ctx.store.config.section("triage").get("match_window_seconds", 120))
-    window = timedelta(seconds=seconds)
-    now = ctx.store.now()
-
-    def work(conn: Connection) -> None:
-        changed = match_executions(conn, summary.new_session_ids, window, now)
-        # Skill weights follow the members' new session axes, and sessions Viva launched
-        # that have ended credit the skill uses their transcripts show.
-        after_attribution(conn, ctx, changed, summary.new_session_ids)
-
-    ctx.store.write(work)

@@ -9,6 +9,8 @@ boundary is plain picklable data.
 from __future__ import annotations
 
 import os
+import threading
+import time
 from collections.abc import Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
@@ -58,6 +60,18 @@ def prepare_file(
     return PreparedFile(pending, done.counts)
 
 
+def _exit_with_parent(parent: int) -> None:
+    """In a worker: exit as soon as the run that started it is gone (killed with
+    SIGKILL, it cannot stop its workers), rather than wait on the pool forever."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="viva-parent-watch", daemon=True).start()
+
+
 def read_in_pool(
     jobs: list[Job], workers: int, now: datetime
 ) -> Iterator[tuple[Job, PreparedFile | Problem]]:
@@ -69,7 +83,12 @@ def read_in_pool(
     context = get_context("spawn")
     queue = list(reversed(jobs))
     running: dict[Future[PreparedFile], Job] = {}
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+    with ProcessPoolExecutor(
+        max_workers=workers,
+        mp_context=context,
+        initializer=_exit_with_parent,
+        initargs=(os.getpid(),),
+    ) as pool:
 
         def submit() -> None:
             while queue and len(running) < 2 * workers:
