@@ -18,6 +18,7 @@ from sqlalchemy import Connection, Table, func, insert, select, update
 
 from viva_store.clock import as_utc
 from viva_store.db.schema import MESSAGE, QUARANTINE, REDACTION, SESSION, SOURCE_FILE, USAGE
+from viva_store.importing.copies import settle_copies
 from viva_store.importing.paths import PathKeys
 from viva_store.importing.prepare import Batch, PreparedSession
 
@@ -56,6 +57,8 @@ def commit(
     lines, and how far each file was read. Work that must commit together with a
     batch's sessions belongs here."""
     result = write_batch(conn, pending.batch, run_id, now, replace_usage=pending.replace_usage)
+    if not pending.replace_usage:
+        settle_copies(conn, pending.batch)
     result.redactions += write_quarantine(conn, pending.quarantined, run_id)
     save_file_states(conn, pending.files, keys)
     return result

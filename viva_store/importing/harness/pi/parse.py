@@ -17,6 +17,7 @@ from viva_store.importing.harness.common import (
     as_list,
     as_str,
     join_text,
+    json_of,
     one_line,
     parse_timestamp,
     tool_input_line,
@@ -227,6 +228,7 @@ class PiParser:
                     at=at,
                     tool="bash",
                     tool_input=as_str(msg.get("command")),
+                    tool_args=json_of({"command": msg["command"]}) if "command" in msg else None,
                     tool_result=msg.get("output") if isinstance(msg.get("output"), str) else None,
                     kind="bash",
                 )
@@ -306,6 +308,7 @@ class PiParser:
                     model=model,
                     tool=as_str(call.get("name")),
                     tool_input=tool_input_line(call.get("arguments")),
+                    tool_args=json_of(call.get("arguments")),
                     kind="tool_call",
                 )
             )
