@@ -346,6 +346,7 @@ def pi_usage(usage_key: str, usage: Any, model: str | None) -> Usage | None:
         output_tokens=as_int(usage.get("output")),
         cache_read_tokens=as_int(usage.get("cacheRead")),
         cache_write_tokens=as_int(usage.get("cacheWrite")),
+        reasoning_tokens=as_int(usage.get("reasoning")),
         model=model,
     )
     total = (
@@ -353,5 +354,6 @@ def pi_usage(usage_key: str, usage: Any, model: str | None) -> Usage | None:
         + figures.output_tokens
         + figures.cache_read_tokens
         + figures.cache_write_tokens
+        + figures.reasoning_tokens
     )
     return figures if total else None
