@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from viva_store.importing.harness.claude_code.text import blocks_text
-from viva_store.importing.harness.common import as_dict, as_str, join_text
+from viva_store.importing.harness.common import as_dict, as_str
 
 _TEXT_LIKE = frozenset({"text", "image", "document"})
 
@@ -72,8 +72,3 @@ def groups(content: list[Any]) -> Iterator[Group]:
 
 def thinking_text(group: Group) -> str:
     return as_str(group.block.get("thinking")) or ""
-
-
-def joined_text(content: list[Any]) -> str:
-    """The text of every text block of a line (what titles and injection checks read)."""
-    return join_text(g.text for g in groups(content) if g.kind == "text")

@@ -9,7 +9,6 @@ from viva_store.importing.harness.claude_code.blocks import (
     Group,
     block_key,
     groups,
-    joined_text,
     thinking_text,
 )
 from viva_store.importing.harness.claude_code.state import (
@@ -35,6 +34,7 @@ from viva_store.importing.harness.common import (
     TITLE_RANK_SUMMARY,
     as_dict,
     as_str,
+    join_text,
     json_of,
     json_text,
     one_line,
@@ -286,14 +286,15 @@ class ClaudeParser:
         if not isinstance(content, list):
             self._event(key, at, "user", obj, sc)
             return
-        text = joined_text(content)
         parts = list(groups(content))
+        texts = [g.text for g in parts if g.kind == "text"]
+        text = texts[0] if len(texts) == 1 else join_text(texts)
         has_results = any(g.kind == "tool_result" for g in parts)
         origin = as_dict(obj.get("origin")).get("kind")
         synthetic = (
             obj.get("isMeta") is True
             or (isinstance(origin, str) and origin in _INJECTED_ORIGINS)
-            or is_injected(text)
+            or (bool(text) and is_injected(text))
         )
         if text and not synthetic and not sc:
             self._offer_title(TITLE_RANK_FIRST_PROMPT, prompt_title(text), latest_wins=False)
