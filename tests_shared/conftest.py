@@ -18,6 +18,7 @@ from tests.conftest import (  # noqa: F401 - fixtures for the store tests here
     ctx,
     db_url,
     store,
+    store_templates,
 )
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "harness-samples"
