@@ -238,16 +238,6 @@ def test_an_unreadable_file_is_a_problem_not_a_crash(
     assert any(p.path == str(locked) and "Permission denied" in p.reason for p in summary.problems)
 
 
-def test_a_root_named_on_purpose_that_does_not_exist_is_a_problem(
-    ctx: Context, tmp_path: Path
-) -> None:
-    summary = run(ctx, **{"codex": tmp_path / "nowhere"})
-    assert summary.files_scanned == 0
-    assert [(p.path, p.reason) for p in summary.problems] == [
-        (str(tmp_path / "nowhere"), "does not exist (named by --root)")
-    ]
-
-
 def test_a_named_folder_without_sessions_says_where_the_harness_keeps_them(
     ctx: Context, tmp_path: Path
 ) -> None:

@@ -75,5 +75,6 @@ def downgrade() -> None:
         batch.drop_column("path_key")
     if sqlite:
         op.create_index("ix_source_file_scan", "source_file", _OLD_SCAN)
-    with op.batch_alter_table("message") as batch:
-        batch.drop_column("tool_args")
+    # In place (SQLite >= 3.35): rebuilding the table would drop its append-only and
+    # search-index triggers.
+    op.execute("ALTER TABLE message DROP COLUMN tool_args")
