@@ -12,7 +12,13 @@ the ratio is the median of the per-pair ratios):
 * re-import of the unchanged history — target <= 3x the stat walk;
 * peak memory importing a history with one ``--big-file-mb`` file — target <= 300 MB.
 
+``--baseline REF`` also imports the same history with the code of git ref ``REF``
+(extracted to a scratch folder), alternating with this checkout, each in a fresh
+process on a fresh store: throughput and stored bytes, before and after. ``--history
+DIR`` imports an existing Claude Code projects folder instead of a generated one.
+
     python benchmarks/bench_import.py [--mb 200] [--repeats 3] [--big-file-mb 500]
+        [--baseline REF] [--history DIR]
 """
 
 from __future__ import annotations
@@ -131,18 +137,97 @@ PEAK = textwrap.dedent(
 )
 
 
+TIMED = textwrap.dedent(
+    """
+    import sys, time
+    from pathlib import Path
+    # The code under test first, whatever an editable install of the project says.
+    sys.meta_path[:] = [f for f in sys.meta_path if "editable" not in repr(f).lower()]
+    sys.path.insert(0, sys.argv[3])
+    import viva_store
+    from viva_store.access import OWNER
+    from viva_store.config import Config
+    from viva_store.importing.pipeline import run_import
+    from viva_store.store import Context, Store
+    root, home = Path(sys.argv[1]), Path(sys.argv[2])
+    store = Store.open(Config(home=home, db_url=f"sqlite:///{home / 'viva.db'}"))
+    t0 = time.perf_counter()
+    for _ in run_import(Context(store, OWNER), ["claude-code"], {"claude-code": str(root)}):
+        pass
+    elapsed = time.perf_counter() - t0
+    with store.engine.begin() as conn:
+        conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
+    store.close()
+    size = sum(p.stat().st_size for p in home.glob("viva.db*"))
+    print(elapsed, size, viva_store.__file__)
+    """
+)
+
+
+def timed_import(code: Path, root: Path, home: Path) -> tuple[float, int]:
+    """One import of ``root`` by the code under ``code``, in a fresh process and store:
+    (seconds, stored bytes)."""
+    done = subprocess.run(
+        [sys.executable, "-c", TIMED, str(root), str(home), str(code)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    seconds, size, where = done.stdout.split()
+    assert Path(where).is_relative_to(code), f"{where} is not the code under {code}"
+    return float(seconds), int(size)
+
+
+def compare(ref: str, root: Path, tmp: Path, mb: float, repeats: int) -> None:
+    """Import ``root`` with ``ref``'s code and with this checkout, alternately."""
+    here = Path(__file__).resolve().parents[1]
+    base = tmp / "baseline"
+    base.mkdir()
+    archive = subprocess.run(
+        ["git", "-C", str(here), "archive", ref], capture_output=True, check=True
+    ).stdout
+    subprocess.run(["tar", "-x", "-C", str(base)], input=archive, check=True)
+    runs: dict[str, list[tuple[float, int]]] = {"before": [], "after": []}
+    for n in range(repeats):
+        for name, code in (("before", base), ("after", here)):
+            runs[name].append(timed_import(code, root, tmp / f"{name}{n}"))
+    before = statistics.median(s for s, _ in runs["before"])
+    after = statistics.median(s for s, _ in runs["after"])
+    size_before, size_after = runs["before"][0][1], runs["after"][0][1]
+    print(f"full import, {ref}:{' ' * max(1, 27 - len(ref))}{mb / before:8.1f} MB/s")
+    print(
+        f"full import, this checkout:             {mb / after:8.1f} MB/s "
+        f"= {before / after:6.1%} of {ref} (target >= 90%)"
+    )
+    print(
+        f"stored bytes: {size_before / (1 << 20):.1f} MB with {ref}, "
+        f"{size_after / (1 << 20):.1f} MB now ({size_after / size_before - 1:+.1%})"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--mb", type=float, default=200)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--walks", type=int, default=7, help="re-imports per store")
     parser.add_argument("--big-file-mb", type=float, default=0, help="also measure peak memory")
+    parser.add_argument("--baseline", help="also import with this git ref's code, alternately")
+    parser.add_argument("--history", type=Path, help="a Claude Code projects folder to import")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        root = Path(tmp) / "history"
-        n_files, n_bytes = generate(root, args.mb)
-        files = files_of(root)
+        if args.history:
+            root = args.history.resolve()
+            files = files_of(root)
+            n_files, n_bytes = len(files), sum(p.stat().st_size for p in files)
+        else:
+            root = Path(tmp) / "history"
+            n_files, n_bytes = generate(root, args.mb)
+            files = files_of(root)
         mb = n_bytes / (1 << 20)
+        if args.baseline:
+            print(f"history: {n_files} files, {mb:.0f} MB")
+            compare(args.baseline, root, Path(tmp), mb, args.repeats)
+            return
         # Each figure is measured right after its floor, and the ratios are taken per
         # pair: on a shared machine the load moves between runs, not within a pair.
         parses: list[float] = []

@@ -104,7 +104,9 @@ class SessionRecord(JsonRecord):
 
 @dataclass(frozen=True, slots=True)
 class MessageRecord(JsonRecord):
-    """One redacted transcript item."""
+    """One redacted transcript item. A tool call has its one-line summary in
+    ``tool_input`` and its whole input, as the JSON value the harness gave, in
+    ``tool_args``."""
 
     seq: int
     role: str
@@ -117,6 +119,7 @@ class MessageRecord(JsonRecord):
     synthetic: bool = False
     model: str | None = None
     kind: str = ""
+    tool_args: Any = None
 
 
 @dataclass(frozen=True, slots=True)

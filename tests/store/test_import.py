@@ -238,11 +238,6 @@ def test_an_unreadable_file_is_a_problem_not_a_crash(
     assert any(p.path == str(locked) and "Permission denied" in p.reason for p in summary.problems)
 
 
-def test_a_missing_root_is_skipped_quietly(ctx: Context, tmp_path: Path) -> None:
-    summary = run(ctx, **{"codex": tmp_path / "nowhere"})
-    assert summary.files_scanned == 0 and summary.problems == []
-
-
 def test_a_named_folder_without_sessions_says_where_the_harness_keeps_them(
     ctx: Context, tmp_path: Path
 ) -> None:
@@ -298,7 +293,7 @@ def test_the_skip_decision_reads_fingerprints_only(ctx: Context, tmp_path: Path)
     st = path.stat()
     known = known_files(ctx, ["claude-code", "codex"])
     assert list(known) == [("claude-code", str(path))]
-    assert known["claude-code", str(path)][1:] == (st.st_size, st.st_mtime_ns, st.st_ino)
+    assert known["claude-code", str(path)][1:] == (st.st_size, st.st_mtime_ns, st.st_ino, "")
     assert known_files(ctx, ["codex"]) == {}
     if ctx.store.engine.dialect.name == "sqlite":
         plan = ctx.store.read(lambda c: c.exec_driver_sql(f"EXPLAIN QUERY PLAN {_KNOWN}").all())

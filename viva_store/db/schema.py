@@ -113,7 +113,8 @@ SOURCE_FILE = _table(  # a harness file (or database), and how far it was read
     "source_file",
     Column("id", Integer, primary_key=True),
     Column("harness", String, nullable=False),
-    Column("path", String, nullable=False),
+    Column("path", String, nullable=False),  # redacted: for people to read
+    Column("path_key", String, nullable=False),  # finds it again (importing.paths)
     Column("kind", String, nullable=False),
     Column("size", BigInteger, nullable=False, default=0),
     Column("mtime_ns", BigInteger, nullable=False, default=0),
@@ -123,6 +124,7 @@ SOURCE_FILE = _table(  # a harness file (or database), and how far it was read
     Column("last_line_length", Integer, nullable=False, default=0),
     Column("last_line_digest", String, nullable=False, default=""),
     Column("reader_state", JSON, nullable=False),
+    Column("tail_state", String, nullable=False, default=""),  # "" | waiting | kept
     Column("file_mtime", INSTANT, nullable=False),
     Column("first_seen_at", INSTANT, nullable=False),
     Column("imported_at", INSTANT, nullable=False),
@@ -164,7 +166,8 @@ MESSAGE = _versioned(  # one redacted transcript item (append-only, I3)
     Column("at", INSTANT),
     Column("text", String, nullable=False, default=""),
     Column("tool", String),
-    Column("tool_input", String),
+    Column("tool_input", String),  # a one-line summary of the input, for lists
+    Column("tool_args", String),  # the whole input, as JSON text
     Column("tool_result", String),
     Column("sidechain", Boolean, nullable=False, default=False),
     Column("synthetic", Boolean, nullable=False, default=False),
@@ -184,6 +187,12 @@ USAGE = _table(  # tokens of one model response, once per (harness, usage key)
     Column("cache_write_tokens", BigInteger, nullable=False, default=0),
     Column("reasoning_tokens", BigInteger, nullable=False, default=0),
     Column("model", String),
+)
+USAGE_COPY = _table(  # another session whose file also holds a response (a resumed copy)
+    "usage_copy",
+    Column("harness", String, primary_key=True),
+    Column("usage_key", String, primary_key=True),
+    Column("session_id", String, ForeignKey("session.id"), primary_key=True, index=True),
 )
 QUARANTINE = _versioned(  # a line that could not be used, kept redacted with where and why
     "quarantine",

@@ -8,17 +8,21 @@ whenever it fills, before another harness's files, and at the end.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import insert, select
+from sqlalchemy import Connection, insert, select
 
 from viva_store.db.schema import IMPORT_RUN, SOURCE_FILE
 from viva_store.importing.harness.model import ParsedChunk
+from viva_store.importing.paths import PathKeys
 from viva_store.importing.prepare import Batch, quarantine_row
 from viva_store.importing.read import FileState, QuarantinedLine
 from viva_store.importing.write import QuarantineRow, WriteResult, commit
+from viva_store.redact import redact_obj
+from viva_store.skills.uses import after_attribution
 from viva_store.store import Context
+from viva_store.triage.attribution import match_executions
 
 BATCH_BYTES = 8 << 20
 """Text a pending batch gathers before it is stored (bounds memory per transaction)."""
@@ -82,9 +86,10 @@ class Pending:
 class Writer:
     """Stores what a run reads, one pending batch at a time, and adds up what it stored."""
 
-    def __init__(self, ctx: Context, run_id: str) -> None:
+    def __init__(self, ctx: Context, run_id: str, keys: PathKeys) -> None:
         self.ctx = ctx
         self.run_id = run_id
+        self.keys = keys
         self.now = ctx.store.now()
         self.pending = Pending(self.now)
         self.written = Tally()
@@ -111,25 +116,53 @@ class Writer:
             return
         pending.batch.finish()
         now = self.ctx.store.now()
-        result = self.ctx.store.write(lambda conn: commit(conn, pending, self.run_id, now))
+        result = self.ctx.store.write(lambda conn: self._commit(conn, pending, now))
         self.written.add(result)
 
+    def _commit(self, conn: Connection, pending: Pending, now: datetime) -> WriteResult:
+        result = commit(conn, pending, self.run_id, now, self.keys)
+        attribute(conn, self.ctx, result, now)
+        return result
 
-def known_files(ctx: Context, harnesses: list[str]) -> dict[tuple[str, str], tuple[int, ...]]:
-    """(id, size, mtime, inode) of every file read before: all a skip decision needs.
+
+def attribute(conn: Connection, ctx: Context, result: WriteResult, now: datetime) -> None:
+    """Inside a batch's transaction: attribute its new sessions by execution record
+    (I6), and credit the skill uses of the launched sessions it added to (a session
+    stored over several batches is credited as its transcript grows; crediting is
+    idempotent)."""
+    touched = result.new_sessions | result.updated_sessions
+    if not touched:
+        return
+    seconds = float(ctx.store.config.section("triage").get("match_window_seconds", 120))
+    changed = match_executions(conn, result.new_sessions, timedelta(seconds=seconds), now)
+    # Skill weights follow the members' new session axes.
+    after_attribution(conn, ctx, changed, touched)
+
+
+Known = dict[tuple[str, str], tuple[int, int, int, int, str]]
+"""Files read before, by (harness, path key): (id, size, mtime, inode, tail state)."""
+
+
+def known_files(ctx: Context, harnesses: list[str]) -> Known:
+    """(id, size, mtime, inode, tail state) of every file read before, by harness and
+    path key (:mod:`~viva_store.importing.paths`): all a skip decision needs.
 
     One scan of the table, filtered here: looking the chosen harnesses up in the
-    ``(harness, path)`` index would fetch every row by its id, which costs
+    ``(harness, path_key)`` index would fetch every row by its id, which costs
     several times the scan on the re-import of an unchanged history.
     """
     rows = ctx.store.read(lambda c: c.exec_driver_sql(_KNOWN).fetchall())
     chosen = set(harnesses)
-    return {(h, p): (i, size, mtime, ino) for h, p, i, size, mtime, ino in rows if h in chosen}
+    return {
+        (h, key): (i, size, mtime, ino, tail)
+        for h, key, i, size, mtime, ino, tail in rows
+        if h in chosen
+    }
 
 
 # Plain SQL on both engines (no parameters, no types to process): this query is
 # most of what a re-import of an unchanged history asks of the store.
-_KNOWN = f"SELECT harness, path, id, size, mtime_ns, inode FROM {SOURCE_FILE.name}"
+_KNOWN = f"SELECT harness, path_key, id, size, mtime_ns, inode, tail_state FROM {SOURCE_FILE.name}"
 
 
 def file_state(ctx: Context, file_id: int) -> FileState:
@@ -143,9 +176,10 @@ def file_state(ctx: Context, file_id: int) -> FileState:
 def record_run(
     ctx: Context, run_id: str, data: dict[str, Any], harnesses: list[str], started: datetime
 ) -> None:
-    """Every run is recorded: when, what, counts, problems (the first 1,000)."""
+    """Every run is recorded: when, what, counts, problems (the first 1,000, redacted:
+    a path or a quoted line can hold a secret)."""
     data = dict(data)
-    problems = data.pop("problems")
+    problems = redact_obj(data.pop("problems")[:1000])[0]
     ctx.store.write(
         lambda c: c.execute(
             insert(IMPORT_RUN).values(
@@ -154,7 +188,7 @@ def record_run(
                 finished_at=ctx.store.now(),
                 harnesses=harnesses,
                 counts=data,
-                problems=problems[:1000],
+                problems=problems,
             )
         )
     )

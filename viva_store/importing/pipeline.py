@@ -10,7 +10,8 @@ stores each batch in one transaction.
 
 Every complete line ends up stored (as messages, usage or metadata) or
 quarantined with its redacted bytes and reason; blank lines are counted and
-an unterminated tail waits for the next run: input bytes = stored +
+an unterminated tail waits for the next run (or, once the file has settled,
+is taken if it is complete JSON): input bytes = stored +
 quarantined + blank + withheld.
 """
 
@@ -18,9 +19,8 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Generator
-from datetime import timedelta
 
-from sqlalchemy import Connection, func, select
+from sqlalchemy import func, select
 
 from viva_store.access import require_owner
 from viva_store.db.schema import SESSION
@@ -28,6 +28,7 @@ from viva_store.importing.batch import Pending, Writer, record_run
 from viva_store.importing.harness import registry
 from viva_store.importing.harness.model import Problem
 from viva_store.importing.harness.reader import LINE_KINDS
+from viva_store.importing.paths import path_keys
 from viva_store.importing.pool import POOL_FILE_BYTES, POOL_MIN_BYTES, default_workers, read_in_pool
 from viva_store.importing.prepare import Batch
 from viva_store.importing.read import Reading, read_lines, read_whole
@@ -39,9 +40,7 @@ from viva_store.importing.summary import (
     ImportStarted,
     ImportSummary,
 )
-from viva_store.skills.uses import after_attribution
 from viva_store.store import Context
-from viva_store.triage.attribution import match_executions
 
 __all__ = [
     "FileImported",
@@ -74,11 +73,12 @@ def run_import(
     found = find_sources(ctx, chosen, overrides)
     summary.problems.extend(found.problems)
     yield ImportStarted(found.sources, found.bytes)
-    todo = plan(ctx, chosen, found)
+    keys = ctx.store.read(path_keys)
+    todo = plan(ctx, chosen, found, keys)
     summary.files_scanned, summary.files_unchanged = len(found.files), todo.unchanged
     if todo.unchanged:
         yield FilesUnchanged(todo.unchanged, todo.unchanged_bytes)
-    writer = Writer(ctx, summary.run_id)
+    writer = Writer(ctx, summary.run_id, keys)
     jobs = todo.jobs
     small = [j for j in jobs if j.source.kind in LINE_KINDS and j.st.st_size <= POOL_FILE_BYTES]
     count = workers if workers is not None else default_workers()
@@ -114,7 +114,6 @@ def run_import(
     )
     summary.sessions_unchanged = int(total or 0) - summary.sessions_new - summary.sessions_updated
     summary.lines_skipped = summary.lines_blank + summary.lines_quarantined
-    _attribute(ctx, summary)
     record_run(ctx, summary.run_id, summary.to_json(), chosen, started)
     return summary
 
@@ -130,7 +129,7 @@ def _read_here(writer: Writer, summary: ImportSummary, job: Job) -> None:
     """Stream one JSON-lines file into the pending batch, storing it whenever it fills."""
     writer.begin(job.source.harness)
     path = str(job.source.path)
-    reading = Reading(read_lines(job.source, job.st, job.resume(), writer.now))
+    reading = Reading(read_lines(job.source, job.st, job.resume(), writer.now, job.settled))
     for item in reading:
         writer.pending.add(item, path)
         if writer.full:
@@ -156,20 +155,3 @@ def _read_whole(ctx: Context, writer: Writer, summary: ImportSummary, job: Job) 
     summary.count(done.counts)
     whole.files.append(done.state)
     writer.store(whole)
-
-
-def _attribute(ctx: Context, summary: ImportSummary) -> None:
-    """New sessions: attribute by execution record (I6), or follow a sub-agent's parent."""
-    if not summary.new_session_ids:
-        return
-    seconds = float(ctx.store.config.section("triage").get("match_window_seconds", 120))
-    window = timedelta(seconds=seconds)
-    now = ctx.store.now()
-
-    def work(conn: Connection) -> None:
-        changed = match_executions(conn, summary.new_session_ids, window, now)
-        # Skill weights follow the members' new session axes, and sessions Viva launched
-        # that have ended credit the skill uses their transcripts show.
-        after_attribution(conn, ctx, changed, summary.new_session_ids)
-
-    ctx.store.write(work)

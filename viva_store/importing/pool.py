@@ -9,6 +9,8 @@ boundary is plain picklable data.
 from __future__ import annotations
 
 import os
+import threading
+import time
 from collections.abc import Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
@@ -45,17 +47,29 @@ class PreparedFile:
 
 
 def prepare_file(
-    source: SourceFile, st: Fingerprint, resume: Resume, now: datetime
+    source: SourceFile, st: Fingerprint, resume: Resume, now: datetime, settled: bool = False
 ) -> PreparedFile:
     """Read a whole (small) file into a batch of its own: the worker's job."""
     pending = Pending(now, Batch(source.harness))
-    reading = Reading(read_lines(source, st, resume, now))
+    reading = Reading(read_lines(source, st, resume, now, settled))
     path = str(source.path)
     for item in reading:
         pending.add(item, path)
     done = reading.result()
     pending.files.append(done.state)
     return PreparedFile(pending, done.counts)
+
+
+def _exit_with_parent(parent: int) -> None:
+    """In a worker: exit as soon as the run that started it is gone (killed with
+    SIGKILL, it cannot stop its workers), rather than wait on the pool forever."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="viva-parent-watch", daemon=True).start()
 
 
 def read_in_pool(
@@ -69,12 +83,19 @@ def read_in_pool(
     context = get_context("spawn")
     queue = list(reversed(jobs))
     running: dict[Future[PreparedFile], Job] = {}
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+    with ProcessPoolExecutor(
+        max_workers=workers,
+        mp_context=context,
+        initializer=_exit_with_parent,
+        initargs=(os.getpid(),),
+    ) as pool:
 
         def submit() -> None:
             while queue and len(running) < 2 * workers:
                 job = queue.pop()
-                future = pool.submit(prepare_file, job.source, job.st, job.resume(), now)
+                future = pool.submit(
+                    prepare_file, job.source, job.st, job.resume(), now, job.settled
+                )
                 running[future] = job
 
         submit()

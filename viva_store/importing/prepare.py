@@ -13,14 +13,24 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+import orjson
+
 from viva_store.importing.harness.model import Message, ParsedChunk, SessionMeta, Usage
-from viva_store.redact.engine import RULESET_VERSION, may_hold_secret, redact_obj, redact_text
+from viva_store.redact import RULESET_VERSION, may_hold_secret, redact_obj, redact_text
 from viva_store.redact.gate import flagged
 
 if TYPE_CHECKING:
     from viva_store.importing.read import QuarantinedLine
 
-_META_TEXT = ("project", "cwd", "git_branch", "title", "entrypoint", "originator")
+_META_TEXT = (
+    "parent_native_id",
+    "project",
+    "cwd",
+    "git_branch",
+    "title",
+    "entrypoint",
+    "originator",
+)
 
 
 def session_id(harness: str, native_id: str) -> str:
@@ -111,13 +121,23 @@ def merge_meta(into: SessionMeta, new: SessionMeta) -> None:
 
 
 def fields_text(message: Message) -> str:
-    """The message's text, tool, tool input and tool result joined by newlines.
+    """The message's key, text, tool, tool input (summary and whole) and tool result
+    joined by newlines.
 
     No rule keyword contains a newline, so a keyword scan of this one string
     decides exactly whether any of the fields needs the full redactor.
     """
     return "\n".join(
-        f for f in (message.text, message.tool, message.tool_input, message.tool_result) if f
+        f
+        for f in (
+            message.key,
+            message.text,
+            message.tool,
+            message.tool_input,
+            message.tool_args,
+            message.tool_result,
+        )
+        if f
     )
 
 
@@ -129,59 +149,112 @@ def suspects(messages: list[Message]) -> list[bool]:
     return [i in hits or "\x00" in text for i, text in enumerate(texts)]
 
 
+@dataclass(frozen=True, slots=True)
+class Fields:
+    """A message's stored strings (but its key), redacted."""
+
+    text: str
+    tool: str | None
+    tool_input: str | None
+    tool_args: str | None
+    tool_result: str | None
+
+
 def redact_message_fields(
     message: Message, ledger: Ledger, where: dict[str, Any], suspect: bool | None = None
-) -> tuple[str, str | None, str | None, str | None]:
-    """The message's text, tool, tool input and tool result, redacted.
+) -> Fields:
+    """The message's text, tool, tool input (summary and whole) and result, redacted.
 
     ``suspect`` is whether :func:`fields_text` holds a rule keyword (a batch
     scan may have decided it already); text with NUL takes the full path too,
-    which also cleans it.
+    which also cleans it. The whole input is redacted as the JSON value it is.
     """
     if suspect is None:
         joined = fields_text(message)
         suspect = may_hold_secret(joined) or "\x00" in joined
     if not suspect:
-        return message.text, message.tool, message.tool_input, message.tool_result
-    return (
+        return Fields(
+            message.text,
+            message.tool,
+            message.tool_input,
+            message.tool_args,
+            message.tool_result,
+        )
+    return Fields(
         ledger.text(message.text, where, "text") or "",
         ledger.text(message.tool, where, "tool"),
         ledger.text(message.tool_input, where, "tool_input"),
+        _redact_args(message.tool_args, ledger, where),
         ledger.text(message.tool_result, where, "tool_result"),
     )
 
 
+def _redact_args(args: str | None, ledger: Ledger, where: dict[str, Any]) -> str | None:
+    """A whole tool input (JSON text), redacted value by value; text that is not
+    JSON (a cut record, a NUL) is redacted as text."""
+    if args is None:
+        return None
+    try:
+        value = orjson.loads(args)
+    except orjson.JSONDecodeError:
+        return ledger.text(args, where, "tool_args")
+    out = ledger.obj(value, where, "tool_args")
+    return args if out is value else orjson.dumps(out).decode()
+
+
 class Batch:
-    """Chunks of one source file gathered for one write transaction."""
+    """Chunks of one source file gathered for one write transaction.
+
+    A session's identity is its redacted native id (a file name can hold a
+    secret): redaction is deterministic, so every read of a file, whole or
+    resumed from a redacted reader state, names the same session.
+    """
 
     def __init__(self, harness: str) -> None:
         self.harness = harness
         self.sessions: dict[str, PreparedSession] = {}
         self.size = 0  # approximate bytes of text, to bound memory per transaction
+        self._natives: dict[str, tuple[str, list[Any]]] = {}  # native id → redacted, hits
+
+    def _native(self, native: str) -> tuple[str, list[Any]]:
+        known = self._natives.get(native)
+        if known is None:
+            if may_hold_secret(native) or "\x00" in native:
+                shown, hits = redact_text(clean(native))
+                known = (shown, list(hits))
+            else:
+                known = (native, [])
+            self._natives[native] = known
+        return known
 
     def add(self, chunk: ParsedChunk, source_path: str = "") -> None:
         """Add one parsed chunk read from ``source_path``."""
-        native = chunk.meta.native_id
+        native, hits = self._native(chunk.meta.native_id)
         sid = session_id(self.harness, native)
         prepared = self.sessions.get(sid)
         if prepared is None:
             meta = SessionMeta(native_id=native)
             prepared = self.sessions[sid] = PreparedSession(sid, meta, source_path)
+            where = {"session_id": sid, "message_key": None}
+            prepared.ledger += _ledger_rows(hits, where, "native_id")
         merge_meta(prepared.meta, chunk.meta)
         ledger = Ledger(prepared.ledger)
         fresh: list[Message] = []
         for message in chunk.messages:
             if message.key not in prepared.message_keys:
-                prepared.message_keys.add(message.key)
                 fresh.append(message)
         # One keyword scan for the whole chunk: only the few messages it flags
         # go through the redactor.
         for message, suspect in zip(fresh, suspects(fresh), strict=True):
-            prepared.messages.append(self._message_row(sid, message, ledger, suspect))
+            row = self._message_row(sid, message, ledger, suspect)
+            if row["key"] not in prepared.message_keys:
+                prepared.message_keys.add(row["key"])
+                prepared.messages.append(row)
         for usage in chunk.usage:
-            if usage.usage_key not in prepared.usage_keys:
-                prepared.usage_keys.add(usage.usage_key)
-                prepared.usage.append(_usage_row(self.harness, sid, usage))
+            row = _usage_row(self.harness, sid, usage)
+            if row["usage_key"] not in prepared.usage_keys:
+                prepared.usage_keys.add(row["usage_key"])
+                prepared.usage.append(row)
 
     def absorb(self, other: Batch) -> None:
         """Merge a batch prepared elsewhere (a worker process) into this one."""
@@ -205,14 +278,20 @@ class Batch:
     def _message_row(
         self, sid: str, message: Message, ledger: Ledger, suspect: bool
     ) -> dict[str, Any]:
-        where = {"session_id": sid, "message_key": message.key}
-        text, tool, tool_input, tool_result = redact_message_fields(message, ledger, where, suspect)
-        self.size += len(text) + len(tool_result or "") + 200
+        key = message.key
+        if suspect and may_hold_secret(key):
+            key, hits = redact_text(clean(key))
+            ledger.rows += _ledger_rows(hits, {"session_id": sid, "message_key": key}, "key")
+        where = {"session_id": sid, "message_key": key}
+        fields = redact_message_fields(message, ledger, where, suspect)
+        self.size += (
+            len(fields.text) + len(fields.tool_result or "") + len(fields.tool_args or "") + 200
+        )
         row = {
             "session_id": sid,
-            "key": message.key,
+            "key": key,
             "role": message.role,
-            "text": text,
+            "text": fields.text,
             "sidechain": message.sidechain,
             "synthetic": message.synthetic,
             "kind": message.kind or "",
@@ -222,9 +301,10 @@ class Batch:
         # insert a little: the optional fields are sent only when they hold something.
         for name, value in (
             ("at", message.at),
-            ("tool", tool),
-            ("tool_input", tool_input),
-            ("tool_result", tool_result),
+            ("tool", fields.tool),
+            ("tool_input", fields.tool_input),
+            ("tool_args", fields.tool_args),
+            ("tool_result", fields.tool_result),
             ("model", message.model),
         ):
             if value is not None:
@@ -250,12 +330,23 @@ class Batch:
                 value = getattr(prepared.meta, name)
                 if isinstance(value, str):
                     setattr(prepared.meta, name, ledger.text(value, where, name))
+            prepared.source_path = ledger.text(prepared.source_path, where, "source_path") or ""
+
+
+def _ledger_rows(hits: list[Any], where: dict[str, Any], name: str) -> list[dict[str, Any]]:
+    return [
+        {**where, "field": name, "rule": h.rule, "position": h.start, "ruleset": RULESET_VERSION}
+        for h in hits
+    ]
 
 
 def _usage_row(harness: str, sid: str, usage: Usage) -> dict[str, Any]:
+    key = usage.usage_key
+    if may_hold_secret(key):  # e.g. a key made of a file name
+        key = redact_text(clean(key))[0]
     return {
         "harness": harness,
-        "usage_key": usage.usage_key,
+        "usage_key": key,
         "session_id": sid,
         "input_tokens": usage.input_tokens,
         "output_tokens": usage.output_tokens,
@@ -272,9 +363,10 @@ def quarantine_row(
     """A quarantined line as a row (raw bytes scanned as text and redacted) and its ledger."""
     text = clean(line.raw.decode("utf-8", errors="replace")) if line.raw else ""
     redacted, hits = redact_text(text)
+    path, path_hits = redact_text(clean(line.path))
     row = {
         "harness": line.harness,
-        "path": line.path,
+        "path": path,
         "line": line.line,
         "byte_offset": line.offset,
         "length": line.length,
@@ -284,4 +376,5 @@ def quarantine_row(
         "at": at,
     }
     ledger = [{"field": "raw", "rule": h.rule, "position": h.start} for h in hits]
+    ledger += [{"field": "path", "rule": h.rule, "position": h.start} for h in path_hits]
     return row, ledger

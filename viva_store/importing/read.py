@@ -18,6 +18,7 @@ from typing import Any, Generic, NamedTuple, TypeVar
 from viva_store.importing.harness import registry
 from viva_store.importing.harness.lines import LineOutcome, Progress, iter_lines, open_source
 from viva_store.importing.harness.model import JsonObj, ParsedChunk, Problem, Record, SourceFile
+from viva_store.redact import redact_obj
 
 
 class Fingerprint(NamedTuple):
@@ -31,7 +32,14 @@ class Fingerprint(NamedTuple):
 
 @dataclass(frozen=True, slots=True)
 class FileState:
-    """How far a source was read: one ``source_file`` row."""
+    """How far a source was read: one ``source_file`` row.
+
+    ``path`` is where the file is (the row stores it redacted, see
+    :mod:`~viva_store.importing.paths`); ``reader_state`` is redacted already.
+    ``tail_state`` says what became of an unterminated last line: ``waiting`` (withheld
+    while the file may still be written), ``kept`` (the file had settled and the line
+    is not complete JSON: withheld until the file changes) or ``""`` (none).
+    """
 
     harness: str
     path: str
@@ -46,15 +54,18 @@ class FileState:
     reader_state: JsonObj
     file_mtime: datetime
     imported_at: datetime
+    tail_state: str = ""
 
     @classmethod
     def from_row(cls, row: Any) -> FileState:
-        """The state stored in a ``source_file`` row."""
+        """The state stored in a ``source_file`` row (its ``path`` as stored: redacted)."""
         return cls(**{name: getattr(row, name) for name in cls.__dataclass_fields__})
 
-    def row(self) -> dict[str, Any]:
-        """The values of its ``source_file`` row."""
-        return {name: getattr(self, name) for name in self.__dataclass_fields__}
+    def row(self, shown_path: str, path_key: str) -> dict[str, Any]:
+        """The values of its ``source_file`` row, the path as stored."""
+        values = {name: getattr(self, name) for name in self.__dataclass_fields__}
+        values["path"], values["path_key"] = shown_path, path_key
+        return values
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,15 +147,25 @@ class Reading(Generic[Y]):
         return self._result
 
 
-def read_lines(source: SourceFile, st: Fingerprint, resume: Resume, now: datetime) -> Read:
+def read_lines(
+    source: SourceFile, st: Fingerprint, resume: Resume, now: datetime, settled: bool = False
+) -> Read:
     """Read the JSON-lines ``source`` from ``resume``: its chunks and quarantined lines,
-    in file order, as the reader produces them; returns the file's new state."""
+    in file order, as the reader produces them; returns the file's new state.
+
+    ``settled``: the file has not changed for the settle time, so nothing is still
+    writing it and a complete JSON object after its last newline is its last line.
+    """
     reader = registry.reader(source.harness)
     path = str(source.path)
     progress = Progress()
     tally = _Tally()
+    if st.st_size == 0:
+        tally.problems.append(Problem(path, None, "empty file (0 bytes): nothing to read"))
     with open_source(source.path) as fh:
-        outcomes = iter_lines(fh, resume.offset, resume.next_line, progress=progress)
+        outcomes = iter_lines(
+            fh, resume.offset, resume.next_line, progress=progress, take_tail=settled
+        )
         parsing = reader.parse_records(source, tally.records(outcomes, path), resume.state)
         while True:
             try:
@@ -157,6 +178,15 @@ def read_lines(source: SourceFile, st: Fingerprint, resume: Resume, now: datetim
         yield from tally.take_quarantined(source.harness, path)
     if progress.error:
         tally.problems.append(Problem(path, progress.next_line, progress.error))
+    tail_state = ""
+    if progress.withheld:
+        tail_state = "kept" if settled else "waiting"
+        if settled:
+            reason = (
+                f"last {progress.withheld} bytes have no newline and are not complete JSON:"
+                " kept back until the file changes"
+            )
+            tally.problems.append(Problem(path, progress.next_line, reason))
     read_any = progress.lines > 0
     state = FileState(
         harness=source.harness,
@@ -169,9 +199,10 @@ def read_lines(source: SourceFile, st: Fingerprint, resume: Resume, now: datetim
         lines=progress.next_line - 1,
         last_line_length=progress.last_line_length if read_any else resume.last_line_length,
         last_line_digest=(progress.last_line_sha256 or "") if read_any else resume.last_line_digest,
-        reader_state=saved,
+        reader_state=redact_obj(saved)[0],
         file_mtime=datetime.fromtimestamp(st.st_mtime, UTC),
         imported_at=now,
+        tail_state=tail_state,
     )
     return FileRead(state, tally.counts(progress.withheld))
 

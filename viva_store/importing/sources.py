@@ -3,10 +3,16 @@
 Per source file Viva keeps identity (inode), size, mtime, the byte offset
 reached and a digest of the last line read:
 
-* unchanged on ``stat`` → skipped without opening it;
+* unchanged on ``stat`` → skipped without opening it — unless the last read
+  withheld an unterminated last line and the file has since settled (unchanged
+  for ``[import] settle_minutes``, default 10): then its tail is read once more,
+  and taken if it is a complete JSON object;
 * grown, and the last line read is still where it was → resumed at the offset;
 * shrunk, replaced, or compressed (``.zst``) → read again from the start
   (inserts are idempotent, so nothing is stored twice).
+
+A folder that cannot be listed, and a root named on purpose (``--root``,
+``VIVA_<HARNESS>_ROOT``, ``[roots]``) that does not exist, are problems.
 """
 
 from __future__ import annotations
@@ -15,14 +21,20 @@ import contextlib
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Any
 
 from viva_store.importing.batch import file_state, known_files
 from viva_store.importing.harness import registry
 from viva_store.importing.harness.lines import range_sha256
 from viva_store.importing.harness.model import Problem, SourceFile
+from viva_store.importing.harness.reader import LINE_KINDS
+from viva_store.importing.paths import PathKeys
 from viva_store.importing.read import FileState, Fingerprint, Resume
 from viva_store.store import Context
+
+SETTLE_MINUTES = 10.0
+"""How long a file must be unchanged before its unterminated last line is taken."""
 
 
 @dataclass(slots=True)
@@ -45,6 +57,7 @@ class Job:
     source: SourceFile
     st: Fingerprint
     known: FileState | None
+    settled: bool = False  # unchanged for the settle time: nothing is writing it
 
     def resume(self) -> Resume:
         """Where to continue the file: where it stopped, or the start when it was replaced."""
@@ -82,8 +95,15 @@ def find_sources(ctx: Context, chosen: list[str], overrides: Mapping[str, str] |
     for harness in chosen:
         for root in registry.roots(harness, overrides, config_roots):
             before = len(sources)
+            if root.origin != "default" and not root.path.exists():
+                named = {"override": "--root", "env": registry.env_var(harness)}
+                how = named.get(root.origin, "[roots] in config.toml")
+                found.problems.append(
+                    Problem(str(root.path), None, f"does not exist (named by {how})")
+                )
+                continue
             try:
-                sources.extend(registry.discover(root))
+                sources.extend(registry.discover(root, found.problems))
             except OSError as exc:
                 found.problems.append(Problem(str(root.path), None, f"cannot list: {exc.strerror}"))
                 continue
@@ -108,17 +128,23 @@ def find_sources(ctx: Context, chosen: list[str], overrides: Mapping[str, str] |
     return found
 
 
-def plan(ctx: Context, chosen: list[str], found: Found) -> Plan:
+def plan(ctx: Context, chosen: list[str], found: Found, keys: PathKeys) -> Plan:
     """Split the found sources into the changed (to read) and the unchanged."""
     known = known_files(ctx, chosen)
+    minutes = float(ctx.store.config.section("import").get("settle_minutes", SETTLE_MINUTES))
+    settled_before = (ctx.store.now() - timedelta(minutes=minutes)).timestamp()
     out = Plan()
     for source, st in found.files:
-        seen = known.get((source.harness, source.location))
-        if seen is not None and seen[1:] == (st.st_size, st.st_mtime_ns, st.st_ino):
+        seen = keys.lookup(known, source.harness, source.location)
+        settled = st.st_mtime <= settled_before and source.kind in LINE_KINDS
+        same = seen is not None and seen[1:4] == (st.st_size, st.st_mtime_ns, st.st_ino)
+        # A withheld tail is looked at once more when the file has settled since.
+        if same and not (settled and seen is not None and seen[4] == "waiting"):
             out.unchanged += 1
             out.unchanged_bytes += st.st_size
             continue
-        out.jobs.append(Job(source, st, file_state(ctx, seen[0]) if seen is not None else None))
+        known_state = file_state(ctx, seen[0]) if seen is not None else None
+        out.jobs.append(Job(source, st, known_state, settled))
     return out
 
 

@@ -18,6 +18,7 @@ from viva_store.access import require_owner
 from viva_store.db.migrate import current_revision
 from viva_store.db.schema import ATTRIBUTION, IMPORT_RUN, SESSION, SOURCE_FILE
 from viva_store.importing.harness import registry
+from viva_store.importing.paths import path_keys
 from viva_store.store import Context
 
 WARN_BEFORE = timedelta(days=7)
@@ -36,7 +37,7 @@ def store_status(ctx: Context) -> dict[str, Any]:
             ).all()
         )
         known = {
-            (r.harness, r.path): (r.size, r.mtime_ns) for r in conn.execute(select(SOURCE_FILE))
+            (r.harness, r.path_key): (r.size, r.mtime_ns) for r in conn.execute(select(SOURCE_FILE))
         }
         last = conn.execute(
             select(IMPORT_RUN).order_by(IMPORT_RUN.c.finished_at.desc()).limit(1)
@@ -46,6 +47,7 @@ def store_status(ctx: Context) -> dict[str, Any]:
             "total": total,
             "by_status": by_status,
             "known": known,
+            "keys": path_keys(conn),
             "last": last,
         }
 
@@ -66,7 +68,8 @@ def store_status(ctx: Context) -> dict[str, Any]:
                     except OSError:
                         continue
                     files += 1
-                    if data["known"].get((harness, str(source.path))) != (
+                    seen = data["keys"].lookup(data["known"], harness, str(source.path))
+                    if seen != (
                         st.st_size,
                         st.st_mtime_ns,
                     ):

@@ -18,6 +18,8 @@ from sqlalchemy import Connection, Table, func, insert, select, update
 
 from viva_store.clock import as_utc
 from viva_store.db.schema import MESSAGE, QUARANTINE, REDACTION, SESSION, SOURCE_FILE, USAGE
+from viva_store.importing.copies import settle_copies
+from viva_store.importing.paths import PathKeys
 from viva_store.importing.prepare import Batch, PreparedSession
 
 if TYPE_CHECKING:
@@ -47,14 +49,18 @@ class WriteResult:
     redactions: int = 0
 
 
-def commit(conn: Connection, pending: Pending, run_id: str, now: datetime) -> WriteResult:
+def commit(
+    conn: Connection, pending: Pending, run_id: str, now: datetime, keys: PathKeys
+) -> WriteResult:
     """Everything one pending batch stores, in the caller's one transaction: the
     sessions with their new messages, usage and redaction ledger, the quarantined
     lines, and how far each file was read. Work that must commit together with a
     batch's sessions belongs here."""
     result = write_batch(conn, pending.batch, run_id, now, replace_usage=pending.replace_usage)
+    if not pending.replace_usage:
+        settle_copies(conn, pending.batch)
     result.redactions += write_quarantine(conn, pending.quarantined, run_id)
-    save_file_states(conn, pending.files)
+    save_file_states(conn, pending.files, keys)
     return result
 
 
@@ -220,29 +226,35 @@ def write_quarantine(conn: Connection, rows: list[QuarantineRow], run_id: str) -
     return redactions
 
 
-def save_file_states(conn: Connection, states: list[FileState]) -> None:
-    """Remember how far each file was read (insert the new, update the known)."""
+def save_file_states(conn: Connection, states: list[FileState], keys: PathKeys) -> None:
+    """Remember how far each file was read (insert the new, update the known), each
+    under its redacted path and the key that finds it again."""
     if not states:
         return
-    known = {
-        (r.harness, r.path)
-        for r in conn.execute(
-            select(SOURCE_FILE.c.harness, SOURCE_FILE.c.path).where(
-                SOURCE_FILE.c.path.in_([s.path for s in states])
+    stored = {(s.harness, s.path): keys.stored(s.path) for s in states}
+    path_keys = sorted({key for _, key in stored.values()})
+    known: set[tuple[str, str]] = set()
+    for start in range(0, len(path_keys), IN_BATCH):
+        part = path_keys[start : start + IN_BATCH]
+        known.update(
+            (r.harness, r.path_key)
+            for r in conn.execute(
+                select(SOURCE_FILE.c.harness, SOURCE_FILE.c.path_key).where(
+                    SOURCE_FILE.c.path_key.in_(part)
+                )
             )
         )
-    }
-    fresh = [
-        {**s.row(), "first_seen_at": s.imported_at}
-        for s in states
-        if (s.harness, s.path) not in known
-    ]
+    fresh: list[dict[str, Any]] = []
+    for state in states:
+        shown, key = stored[(state.harness, state.path)]
+        if (state.harness, key) in known:
+            where = (SOURCE_FILE.c.harness == state.harness) & (SOURCE_FILE.c.path_key == key)
+            conn.execute(update(SOURCE_FILE).where(where).values(**state.row(shown, key)))
+        else:
+            known.add((state.harness, key))
+            fresh.append({**state.row(shown, key), "first_seen_at": state.imported_at})
     if fresh:
         conn.execute(insert(SOURCE_FILE), fresh)
-    for state in states:
-        if (state.harness, state.path) in known:
-            key = (SOURCE_FILE.c.harness == state.harness) & (SOURCE_FILE.c.path == state.path)
-            conn.execute(update(SOURCE_FILE).where(key).values(**state.row()))
 
 
 def _fresh_usage(conn: Connection, batch: Batch, replace: bool) -> dict[str, list[dict[str, Any]]]:

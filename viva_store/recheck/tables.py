@@ -70,7 +70,7 @@ class Rewritable:
 VERSIONED: tuple[Rewritable, ...] = (
     Rewritable(
         MESSAGE,
-        ("text", "tool_input", "tool_result"),
+        ("text", "tool_input", "tool_args", "tool_result"),
         ("raw",),
         ("session_id", "key"),
         lambda row: {"session_id": row["session_id"], "message_key": row["key"]},

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+import orjson
 from sqlalchemy import Connection, Select, func, or_, select
 
 from viva_store.access import member_scope, require_self_or_owner
@@ -269,6 +270,7 @@ def session_messages(
             MESSAGE.c.text,
             MESSAGE.c.tool,
             MESSAGE.c.tool_input,
+            MESSAGE.c.tool_args,
             MESSAGE.c.tool_result,
             MESSAGE.c.sidechain,
             MESSAGE.c.synthetic,
@@ -295,6 +297,7 @@ def session_messages(
                 synthetic=bool(r.synthetic),
                 model=r.model,
                 kind=r.kind,
+                tool_args=_whole_input(r.tool_args),
             )
             for r in c.execute(query)
         ]
@@ -315,3 +318,13 @@ def member_timeline(
     from viva_store.sessions.timeline import timeline
 
     return timeline(ctx, member, since, limit, kinds)
+
+
+def _whole_input(stored: str | None) -> Any:
+    """A stored whole tool input as the JSON value it is (text that is not JSON as is)."""
+    if stored is None:
+        return None
+    try:
+        return orjson.loads(stored)
+    except orjson.JSONDecodeError:
+        return stored

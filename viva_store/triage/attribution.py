@@ -186,6 +186,10 @@ def _notes(conn: Connection, ids: list[str]) -> dict[str, str]:
     return notes
 
 
+_OWN_RUN = ("continues", "copy_of")
+"""Links to a parent that do not make a session part of the parent's run."""
+
+
 def match_executions(
     conn: Connection, session_ids: Iterable[str], window: timedelta, now: Any
 ) -> set[str]:
@@ -195,7 +199,8 @@ def match_executions(
     it; else by harness, cwd and a start within ``window`` of the execution's
     start. Exactly one candidate attributes; several attribute nothing and the
     reason is kept as the session's note. Sessions with a classification of
-    their own, and sub-agent sessions (they follow their parent), are left alone.
+    their own, and sub-agent sessions (they follow their parent), are left alone; a
+    session that continues another (a resumed copy) is a run of its own and matches.
     """
     ids = sorted(set(session_ids))
     if not ids:
@@ -212,7 +217,7 @@ def match_executions(
         s
         for part in _chunks(ids)
         for s in conn.execute(select(SESSION).where(SESSION.c.id.in_(part)))
-        if s.id not in latest and not s.parent_native_id
+        if s.id not in latest and (not s.parent_native_id or s.relation in _OWN_RUN)
     ]
     # Executions are few next to sessions: index the relevant ones in memory once.
     harnesses = sorted({s.harness for s in sessions})

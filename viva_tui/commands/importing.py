@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -100,13 +101,27 @@ def import_(
     from viva_store.importing.service import parse_overrides
 
     overrides = parse_overrides(root or [])
-    summary = _run(harness, overrides, show_progress=not json_ and sys.stderr.isatty())
-    if json_:
-        print_json(summary.to_json())
-    else:
-        _report(summary)
     if watch:
-        _watch(harness, overrides, json_)
+        # What ``systemctl stop`` and ``kill`` send stops the watcher as Ctrl-C does.
+        signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        summary = _run(harness, overrides, show_progress=not json_ and sys.stderr.isatty())
+        if json_:
+            print_json(summary.to_json())
+        else:
+            _report(summary)
+        if watch:
+            _watch(harness, overrides, json_)
+    except KeyboardInterrupt:
+        if not watch:
+            raise
+        # The transaction under way (if any) was rolled back; every batch stored
+        # before it is whole, its sessions attributed.
+        warn("stopped watching")
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
 
 
 def _watch(harnesses: list[str] | None, overrides: dict[str, str], json_: bool) -> None:
@@ -126,16 +141,13 @@ def _watch(harnesses: list[str] | None, overrides: dict[str, str], json_: bool) 
         warn("no harness folder exists yet; nothing to watch")
         raise typer.Exit(1)
     warn(f"watching {len(folders)} folder(s); Ctrl-C to stop")
-    try:
-        for _changes in watch(*folders, debounce=2000, step=200):
-            summary = _run(harnesses, overrides, show_progress=False)
-            if summary.messages_added or summary.sessions_new or summary.problems:
-                if json_:
-                    print_json(summary.to_json())
-                else:
-                    _report(summary)
-    except KeyboardInterrupt:
-        warn("stopped watching")
+    for _changes in watch(*folders, debounce=2000, step=200):
+        summary = _run(harnesses, overrides, show_progress=False)
+        if summary.messages_added or summary.sessions_new or summary.problems:
+            if json_:
+                print_json(summary.to_json())
+            else:
+                _report(summary)
 
 
 @app.command()

@@ -1,10 +1,14 @@
-"""A session's redacted transcript: roles styled by theme, tool calls folded to one line.
+"""A session's redacted transcript: roles styled by theme, tool calls folded to one line
+(unfolded: the whole input the harness gave the tool, and its output).
 
 Rendering is a pure function of the records (:func:`render_transcript`), so the
 preview and the dialog draw the same thing and tests can check it without an app.
 """
 
 from __future__ import annotations
+
+import json
+from typing import Any
 
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
@@ -36,6 +40,27 @@ def _lines(text: str | None) -> int:
     return len((text or "").splitlines())
 
 
+def whole_input(msg: MessageRecord) -> str:
+    """A tool call's whole input for reading: an object as one ``name: value`` per
+    argument (text arguments as they are, so an edit's old and new text read as
+    code), anything else as indented JSON; the one-line summary when nothing more
+    was stored."""
+    args: Any = msg.tool_args
+    if args is None:
+        return msg.tool_input or ""
+    if not isinstance(args, dict):
+        return args if isinstance(args, str) else json.dumps(args, indent=2, ensure_ascii=False)
+    lines: list[str] = []
+    for name, value in args.items():
+        if isinstance(value, str) and "\n" in value:
+            lines += [f"{name}:", *("  " + line for line in value.rstrip("\n").split("\n"))]
+        elif isinstance(value, str):
+            lines.append(f"{name}: {value}")
+        else:
+            lines.append(f"{name}: {json.dumps(value, ensure_ascii=False)}")
+    return "\n".join(lines)
+
+
 def render_message(msg: MessageRecord, folded: bool) -> Content:
     """One transcript item as styled content (markup in the text is never interpreted)."""
     style = ROLE_STYLE.get(msg.role, "$text-muted")
@@ -61,8 +86,9 @@ def render_message(msg: MessageRecord, folded: bool) -> Content:
                 (f" {line}", "$role-tool"),
             )
         )
-        if not folded and msg.tool_input:
-            parts += [Content("\n"), Content.styled(msg.tool_input.rstrip(), "$role-tool")]
+        shown = whole_input(msg) if not folded else ""
+        if shown.strip():
+            parts += [Content("\n"), Content.styled(shown.rstrip(), "$role-tool")]
         if not folded and msg.tool_result:
             parts += [Content("\n"), Content.styled(msg.tool_result.rstrip(), "$role-tool")]
         if msg.text.strip():

@@ -17,6 +17,8 @@ from typing import Any
 
 import orjson
 
+from viva_store.importing.harness.model import Problem
+
 # Ranks for ``SessionMeta.title_rank``: the importer keeps the highest.
 TITLE_RANK_FIRST_PROMPT = 10
 TITLE_RANK_SUMMARY = 20
@@ -338,3 +340,36 @@ def remember(mapping: dict[str, Any], key: str, value: Any, cap: int) -> None:
     mapping[key] = value
     while len(mapping) > cap:
         del mapping[next(iter(mapping))]
+
+
+# -- appended for reporting what a discovery walk could not look at --------------
+
+
+def note_unlistable(problems: list[Problem] | None, path: Any, exc: OSError) -> None:
+    """Append a :class:`Problem` for a folder or file a walk could not look at (e.g. no
+    permission) to ``problems``; a path that does not exist is not one."""
+    if problems is None or isinstance(exc, FileNotFoundError | NotADirectoryError):
+        return
+    problems.append(Problem(str(path), None, f"cannot list: {exc.strerror or exc}"))
+
+
+# -- appended for keeping a tool call's whole input --------------------------------
+
+
+def json_of(value: Any) -> str | None:
+    """A tool call's whole input as JSON text (``None`` when it has none).
+
+    A string that already holds a JSON object or array (Codex ``arguments``) is kept
+    as it is; any other string is stored as a JSON string; anything else is encoded.
+    """
+    if value is None:
+        return None
+    if isinstance(value, str):
+        stripped = value.lstrip()
+        if stripped[:1] in ("{", "[") and isinstance(loads_or_none(value), dict | list):
+            return value
+        return orjson.dumps(value).decode()
+    try:
+        return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
+    except (TypeError, orjson.JSONEncodeError):
+        return orjson.dumps(json_text(value)).decode()

@@ -41,9 +41,11 @@ from viva_store.importing.harness.lines_decode import (
     Decoded,
     Kind,
     decode_line,
+    decode_tail,
     too_deep,
 )
 from viva_store.importing.harness.model import JsonObj, Problem, Record
+from viva_store.importing.harness.zstd import ZstdStream
 
 __all__ = [
     "CHUNK_SIZE",
@@ -133,24 +135,14 @@ class Progress:
 def open_source(path: str | Path) -> BinaryIO:
     """Open a JSON-lines file for :func:`iter_lines`; ``*.zst`` is decompressed on the fly.
 
-    The zstd reader streams (constant memory), reads every concatenated
+    The zstd stream (:class:`ZstdStream`) is read in constant memory, frame after
     frame, and only seeks forward — by decompressing and discarding.
     """
     path = Path(path)
     raw = open(path, "rb")  # noqa: SIM115 - returned to the caller, who closes it
     if path.suffix != ".zst":
         return raw
-    try:
-        # read_across_frames=False still reads every frame, but returns at each
-        # frame end, so the lines before a corrupt frame are delivered before
-        # the error is raised.
-        reader = zstandard.ZstdDecompressor().stream_reader(
-            raw, read_size=CHUNK_SIZE, read_across_frames=False, closefd=True
-        )
-    except BaseException:
-        raw.close()
-        raise
-    return cast(BinaryIO, reader)
+    return cast(BinaryIO, ZstdStream(raw))
 
 
 def range_sha256(fh: BinaryIO, offset: int, length: int) -> str | None:
@@ -232,13 +224,16 @@ def iter_lines(
     max_line_bytes: int = MAX_LINE_BYTES,
     progress: Progress | None = None,
     chunk_size: int = CHUNK_SIZE,
+    take_tail: bool = False,
 ) -> Generator[LineOutcome, None, Progress]:
     """Yield one :class:`LineOutcome` per newline-terminated line after ``start_offset``.
 
     Reads ``fh`` from ``start_offset`` (seeking, or reading forward when it
     cannot seek) in ``chunk_size`` pieces, numbering lines from
     ``start_line``. Stops before an unterminated tail, whose size lands in
-    ``progress.withheld``. Lines longer than ``max_line_bytes`` (newline
+    ``progress.withheld`` — unless ``take_tail`` (the file has settled: nothing
+    is still writing it) and the tail is one complete JSON object or blank:
+    then it is the last line, its outcome saying so. Lines longer than ``max_line_bytes`` (newline
     included) are quarantined without being held in memory. ``progress`` (a
     fresh :class:`Progress` if not given) is updated before every yield and
     is also the generator's return value. Never raises on content; I/O errors
@@ -340,6 +335,25 @@ def iter_lines(
                 big.add(tail)
             else:
                 pending, pending_len = [tail], len(tail)
+    if take_tail and big is None and pending_len:
+        body = b"".join(pending)
+        last = decode_tail(body)
+        if last is not None:
+            out = LineOutcome(
+                lineno,
+                offset,
+                len(body),
+                last.kind,
+                last.records,
+                last.reason,
+                None,
+                last.positions,
+            )
+            prog.offset, prog.next_line = offset + out.length, lineno + 1
+            prog.last_line_length, prog.lines = out.length, prog.lines + 1
+            prog._last_line = hashlib.sha256(body).hexdigest()  # no newline to add
+            pending_len = 0
+            yield out
     prog.withheld = big.size if big is not None else pending_len
     return prog
 

@@ -258,3 +258,18 @@ def _sanitize(values: list[Any]) -> tuple[int, int]:
                     key = _clean(key)
                 container[key] = value
     return bad_strings, non_finite
+
+
+TAIL_TAKEN = "last line has no newline; the file has settled, so it is taken as complete"
+
+
+def decode_tail(body: bytes) -> Decoded | None:
+    """A settled file's unterminated tail as a last line, or ``None`` to keep it back:
+    only a complete JSON object (or blank space) is taken, and a record says so."""
+    if not body.strip():
+        return Decoded("blank")
+    decoded = decode_line(body)
+    if decoded.kind != "record":
+        return None
+    reason = TAIL_TAKEN if decoded.reason is None else f"{TAIL_TAKEN}; {decoded.reason}"
+    return Decoded("record", decoded.records, reason, decoded.positions)

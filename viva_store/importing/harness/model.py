@@ -46,8 +46,10 @@ class Message:
     ``role`` is one of ``user``, ``assistant``, ``system``, ``tool`` (a tool
     result), ``summary`` (a compaction or title summary) or ``event`` (a
     record kept for completeness that is not conversation, e.g. an unknown
-    record type). ``raw`` keeps unknown record types verbatim (the importer
-    redacts it before storing).
+    record type). A tool call keeps its whole input in ``tool_args`` (JSON
+    text) and a one-line summary of it in ``tool_input`` (what lists show).
+    ``raw`` keeps unknown record types verbatim (the importer redacts it
+    before storing).
     """
 
     key: str
@@ -57,6 +59,7 @@ class Message:
     tool: str | None = None
     tool_input: str | None = None
     tool_result: str | None = None
+    tool_args: str | None = None
     sidechain: bool = False
     synthetic: bool = False
     model: str | None = None

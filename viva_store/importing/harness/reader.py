@@ -42,8 +42,12 @@ class HarnessReader(Protocol):
         """Where the harness keeps its files when nothing else is configured."""
         ...
 
-    def discover(self, root: Path) -> Iterator[SourceFile]:
-        """The sources under ``root`` this reader can read, in a stable order."""
+    def discover(self, root: Path, problems: list[Problem] | None = None) -> Iterator[SourceFile]:
+        """The sources under ``root`` this reader can read, in a stable order.
+
+        What the walk could not look at (a folder without permission, a file that
+        cannot be a session of this harness) is appended to ``problems`` when given.
+        """
         ...
 
     def parse_records(

@@ -21,7 +21,7 @@ from viva_store.importing.harness.claude_code import reader as claude_code
 from viva_store.importing.harness.codex import reader as codex
 from viva_store.importing.harness.gemini import reader as gemini
 from viva_store.importing.harness.hermes import reader as hermes
-from viva_store.importing.harness.model import SourceFile
+from viva_store.importing.harness.model import Problem, SourceFile
 from viva_store.importing.harness.opencode import reader as opencode
 from viva_store.importing.harness.pi import reader as pi
 from viva_store.importing.harness.reader import HarnessReader
@@ -111,11 +111,12 @@ def default_layout(harness: str) -> str:
     return " or ".join(str(p) for p in paths)
 
 
-def discover(root: Root) -> Iterator[SourceFile]:
-    """The files under ``root`` its reader can read (a missing root yields nothing)."""
+def discover(root: Root, problems: list[Problem] | None = None) -> Iterator[SourceFile]:
+    """The files under ``root`` its reader can read (a missing root yields nothing);
+    what the walk could not look at goes to ``problems``."""
     if not root.path.exists():
         return iter(())
-    return reader(root.harness).discover(root.path)
+    return reader(root.harness).discover(root.path, problems)
 
 
 def parse_overrides(values: list[str]) -> dict[str, str]:

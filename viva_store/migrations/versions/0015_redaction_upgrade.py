@@ -43,7 +43,7 @@ NEWLY_VERSIONED = (
     "engagement_event",
 )
 REWRITABLE = {  # the text columns a redaction upgrade may rewrite, as of this revision
-    "message": ("text", "tool_input", "tool_result", "raw"),
+    "message": ("text", "tool_input", "tool_args", "tool_result", "raw"),
     "quarantine": ("path", "reason", "raw"),
     "import_run": ("problems",),
     "classification": ("note",),

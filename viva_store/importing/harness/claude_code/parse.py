@@ -5,12 +5,23 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from viva_store.importing.harness.claude_code.state import FIRSTS, ClaudeState
+from viva_store.importing.harness.claude_code.blocks import (
+    Group,
+    block_key,
+    groups,
+    thinking_text,
+)
+from viva_store.importing.harness.claude_code.state import (
+    FIRSTS,
+    RECENT_LINES,
+    SUMMARIES,
+    ClaudeState,
+)
 from viva_store.importing.harness.claude_code.text import (
     UUID,
     blocks_text,
     is_injected,
-    message_keys,
+    prompt_title,
     slash_command,
     subagents_parent,
 )
@@ -24,6 +35,7 @@ from viva_store.importing.harness.common import (
     as_dict,
     as_str,
     join_text,
+    json_of,
     json_text,
     one_line,
     parse_timestamp,
@@ -127,6 +139,29 @@ class ClaudeParser:
             self.state.title_rank = rank
             self.title, self.title_rank = title, rank
 
+    def _leaf_seen(self, uuid: str, line: int) -> None:
+        """A line that may be a summary's leaf: the summary of the latest leaf titles."""
+        state = self.state
+        remember(state.recent_lines, uuid, line, RECENT_LINES)
+        waiting = state.summaries.pop(uuid, None)
+        if waiting is not None:
+            self._leaf_summary(waiting, line)
+
+    def _summary_of_leaf(self, leaf: str | None, text: str) -> None:
+        if not leaf or not text:
+            return
+        line = self.state.recent_lines.get(leaf)
+        if line is not None:
+            self._leaf_summary(text, line)
+        else:
+            remember(self.state.summaries, leaf, text, SUMMARIES)
+
+    def _leaf_summary(self, text: str, leaf_line: int) -> None:
+        if leaf_line > self.state.summary_leaf_line:
+            self.state.summary_leaf_line = leaf_line
+            # Among several summary lines, the one whose leaf comes last titles it.
+            self._offer_title(TITLE_RANK_SUMMARY, text, latest_wins=True)
+
     def _take_firsts(self, obj: dict[str, Any]) -> None:
         """Keep the first non-empty value of each line field not known yet."""
         for name, field in self.firsts:
@@ -147,7 +182,10 @@ class ClaudeParser:
         self._seen_time(at)
         if self.firsts:
             self._take_firsts(obj)
-        key = as_str(obj.get("uuid")) or offset_key
+        line_uuid = as_str(obj.get("uuid"))
+        key = line_uuid or offset_key
+        if line_uuid is not None:
+            self._leaf_seen(line_uuid, record.line)
         sidechain = obj.get("isSidechain") is True and not self.is_agent
         kind = obj.get("type")
         msg = obj.get("message")
@@ -178,6 +216,7 @@ class ClaudeParser:
             summary = obj.get("summary")
             self._offer_title(TITLE_RANK_SUMMARY, summary, latest_wins=False)
             text = summary if isinstance(summary, str) else ""
+            self._summary_of_leaf(as_str(obj.get("leafUuid")), text)
             self._add(
                 Message(key=key, role="summary", text=text, at=at, synthetic=True, kind="summary")
             )
@@ -189,6 +228,7 @@ class ClaudeParser:
                     at=at,
                     tool=as_str(obj.get("name")),
                     tool_input=tool_input_line(obj.get("input")),
+                    tool_args=json_of(obj.get("input")),
                     sidechain=sidechain,
                     kind="tool_use",
                 )
@@ -246,41 +286,50 @@ class ClaudeParser:
         if not isinstance(content, list):
             self._event(key, at, "user", obj, sc)
             return
-        texts = [b for b in content if not (isinstance(b, dict) and b.get("type") == "tool_result")]
-        results = [b for b in content if isinstance(b, dict) and b.get("type") == "tool_result"]
-        keys = message_keys(key)
-        text = blocks_text(texts)
-        if text or not results:
-            origin = as_dict(obj.get("origin")).get("kind")
-            synthetic = (
-                obj.get("isMeta") is True
-                or (isinstance(origin, str) and origin in _INJECTED_ORIGINS)
-                or is_injected(text)
-            )
-            if text and not synthetic and not sc:
-                self._offer_title(TITLE_RANK_FIRST_PROMPT, text, latest_wins=False)
-            elif text and not sc and obj.get("isMeta") is not True:
-                command = slash_command(text)
-                if command:
-                    self._offer_title(_TITLE_RANK_COMMAND, command, latest_wins=False)
-            self._add(
-                Message(
-                    key=next(keys), role="user", text=text, at=at, sidechain=sc, synthetic=synthetic
+        parts = list(groups(content))
+        texts = [g.text for g in parts if g.kind == "text"]
+        text = texts[0] if len(texts) == 1 else join_text(texts)
+        has_results = any(g.kind == "tool_result" for g in parts)
+        origin = as_dict(obj.get("origin")).get("kind")
+        synthetic = (
+            obj.get("isMeta") is True
+            or (isinstance(origin, str) and origin in _INJECTED_ORIGINS)
+            or (bool(text) and is_injected(text))
+        )
+        if text and not synthetic and not sc:
+            self._offer_title(TITLE_RANK_FIRST_PROMPT, prompt_title(text), latest_wins=False)
+        elif text and not sc and obj.get("isMeta") is not True:
+            command = slash_command(text)
+            if command:
+                self._offer_title(_TITLE_RANK_COMMAND, command, latest_wins=False)
+        if not parts:
+            parts = [Group(0, "text")]
+        for part in parts:
+            if part.kind == "text" and (part.text or not has_results):
+                self._add(
+                    Message(
+                        key=block_key(key, part.index),
+                        role="user",
+                        text=part.text,
+                        at=at,
+                        sidechain=sc,
+                        synthetic=synthetic,
+                    )
                 )
-            )
-        for block in results:
-            tool_id = as_str(block.get("tool_use_id"))
-            self._add(
-                Message(
-                    key=next(keys),
-                    role="tool",
-                    at=at,
-                    tool=self.state.tools.get(tool_id) if tool_id else None,
-                    tool_result=blocks_text(block.get("content")),
-                    sidechain=sc,
-                    kind="tool_error" if block.get("is_error") is True else "tool_result",
+            elif part.kind == "tool_result":
+                block = part.block
+                tool_id = as_str(block.get("tool_use_id"))
+                self._add(
+                    Message(
+                        key=block_key(key, part.index),
+                        role="tool",
+                        at=at,
+                        tool=self.state.tools.get(tool_id) if tool_id else None,
+                        tool_result=blocks_text(block.get("content")),
+                        sidechain=sc,
+                        kind="tool_error" if block.get("is_error") is True else "tool_result",
+                    )
                 )
-            )
 
     def _assistant(
         self,
@@ -305,13 +354,30 @@ class ClaudeParser:
         elif content is not None and not isinstance(content, list):
             self._event(key, at, "assistant", obj, sc)
             return
-        keys = message_keys(key)
-        texts: list[str] = []
-
-        def add(**fields: Any) -> None:
+        for part in groups(content or []):
+            fields: dict[str, Any]
+            if part.kind == "text":
+                fields = {"text": part.text, "kind": "text"}
+            elif part.kind == "thinking":
+                fields = {"text": thinking_text(part), "kind": "thinking"}
+            elif part.kind == "tool_use":
+                block = part.block
+                name = as_str(block.get("name"))
+                tool_id = as_str(block.get("id"))
+                if tool_id and name:
+                    remember(self.state.tools, tool_id, name, _TOOLS_CAP)
+                value = block.get("input")
+                fields = {
+                    "tool": name,
+                    "tool_input": tool_input_line(value),
+                    "tool_args": json_of(value),
+                    "kind": "tool_use",
+                }
+            else:
+                fields = {"tool_result": blocks_text(part.block.get("content")), "kind": part.kind}
             self._add(
                 Message(
-                    key=next(keys),
+                    key=block_key(key, part.index),
                     role="assistant",
                     at=at,
                     sidechain=sc,
@@ -320,33 +386,5 @@ class ClaudeParser:
                     **fields,
                 )
             )
-
-        def flush_text() -> None:
-            if texts:
-                add(text=join_text(texts), kind="text")
-                texts.clear()
-
-        for block in content or []:
-            if isinstance(block, str):
-                texts.append(block)
-                continue
-            block = as_dict(block)
-            btype = block.get("type")
-            if btype == "text":
-                texts.append(as_str(block.get("text")) or "")
-            elif btype == "thinking":
-                flush_text()
-                add(text=as_str(block.get("thinking")) or "", kind="thinking")
-            elif btype in ("tool_use", "server_tool_use"):
-                flush_text()
-                name = as_str(block.get("name"))
-                tool_id = as_str(block.get("id"))
-                if tool_id and name:
-                    remember(self.state.tools, tool_id, name, _TOOLS_CAP)
-                add(tool=name, tool_input=tool_input_line(block.get("input")), kind="tool_use")
-            elif isinstance(btype, str) and btype.endswith("tool_result"):
-                flush_text()
-                add(tool_result=blocks_text(block.get("content")), kind=btype)
-        flush_text()
         if not synthetic:
             self.usage.offer(obj, msg, offset_key, model)

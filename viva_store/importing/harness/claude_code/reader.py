@@ -40,7 +40,8 @@ from pathlib import Path
 
 from viva_store.importing.harness.claude_code.parse import CHUNK_MESSAGES, ClaudeParser
 from viva_store.importing.harness.claude_code.state import ClaudeState
-from viva_store.importing.harness.model import JsonObj, Record, SourceFile
+from viva_store.importing.harness.common import note_unlistable
+from viva_store.importing.harness.model import JsonObj, Problem, Record, SourceFile
 from viva_store.importing.harness.reader import LineParse, LinesOnly
 
 _BY_NAME = attrgetter("name")
@@ -70,7 +71,7 @@ class ClaudeCodeReader(LinesOnly):
                 unique.append(root)
         return unique
 
-    def discover(self, root: Path) -> Iterator[SourceFile]:
+    def discover(self, root: Path, problems: list[Problem] | None = None) -> Iterator[SourceFile]:
         """Every ``*.jsonl`` transcript under ``root``, files before sub-folders, by name.
 
         Parent sessions, flat ``agent-*.jsonl`` and ``<uuid>/subagents/agent-*.jsonl``
@@ -81,10 +82,12 @@ class ClaudeCodeReader(LinesOnly):
         """
         stack = [str(root)]
         while stack:
+            folder = stack.pop()
             try:
-                with os.scandir(stack.pop()) as it:
+                with os.scandir(folder) as it:
                     entries = sorted(it, key=_BY_NAME)
-            except OSError:
+            except OSError as exc:
+                note_unlistable(problems, folder, exc)
                 continue
             subdirs: list[str] = []
             for entry in entries:
@@ -98,7 +101,8 @@ class ClaudeCodeReader(LinesOnly):
                         and not name.startswith(".")
                     ):
                         subdirs.append(entry.path)
-                except OSError:
+                except OSError as exc:
+                    note_unlistable(problems, entry.path, exc)
                     continue
             stack.extend(reversed(subdirs))
 

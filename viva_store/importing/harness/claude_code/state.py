@@ -3,8 +3,9 @@
 Saved as JSON with the file's state, so an append is parsed from its byte
 offset alone: the session id decided at the start, the first values of the
 line fields, the best title rank offered, recent tool names (to name a tool
-result whose call came earlier) and recent usage figures (to count only the
-growth of a streamed response read in two parts).
+result whose call came earlier), recent usage figures (to count only the
+growth of a streamed response read in two parts), and what picks the title among
+several summary lines (summaries waiting for their leaf, the latest line uuids).
 """
 
 from __future__ import annotations
@@ -25,6 +26,10 @@ FIRSTS = (
     ("entrypoint", "entrypoint"),
 )
 """(state field, line field) pairs whose first non-empty value is kept."""
+SUMMARIES = 16
+"""Summary lines remembered until their leaf shows up."""
+RECENT_LINES = 8
+"""The latest line uuids (and line numbers) kept for a summary written after its leaf."""
 
 
 @dataclass(slots=True)
@@ -48,6 +53,9 @@ class ClaudeState:
     title_rank: int = 0
     tools: dict[str, str] = field(default_factory=dict)
     usage: dict[str, SeenUsage] = field(default_factory=dict)
+    summaries: dict[str, str] = field(default_factory=dict)  # leaf uuid → summary text
+    recent_lines: dict[str, int] = field(default_factory=dict)  # uuid → line number
+    summary_leaf_line: int = 0  # line of the leaf whose summary titles the session
 
     @classmethod
     def from_json(cls, saved: JsonObj) -> ClaudeState:
@@ -67,6 +75,11 @@ class ClaudeState:
             title_rank=as_int(saved.get("title_rank")),
             tools={k: v for k, v in as_dict(saved.get("tools")).items() if isinstance(v, str)},
             usage=usage,
+            summaries={
+                k: v for k, v in as_dict(saved.get("summaries")).items() if isinstance(v, str)
+            },
+            recent_lines={k: as_int(v) for k, v in as_dict(saved.get("recent_lines")).items()},
+            summary_leaf_line=as_int(saved.get("summary_leaf_line")),
         )
 
     def to_json(self) -> JsonObj:
@@ -79,4 +92,9 @@ class ClaudeState:
             out["title_rank"] = self.title_rank
         out["tools"] = dict(self.tools)
         out["usage"] = {k: [*seen.figures, seen.growths] for k, seen in self.usage.items()}
+        if self.summaries:
+            out["summaries"] = dict(self.summaries)
+        out["recent_lines"] = dict(self.recent_lines)
+        if self.summary_leaf_line:
+            out["summary_leaf_line"] = self.summary_leaf_line
         return out

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +21,18 @@ INJECTED_PREFIXES = (
     "[Request interrupted by user",
 )
 COMMAND_NAME = re.compile(r"<command-name>(.*?)</command-name>", re.S)
+# Context Claude Code and its IDE extensions put before what the human typed.
+CONTEXT_TAGS = (
+    "ide_opened_file",
+    "ide_selection",
+    "ide_diagnostics",
+    "recommended_plugins",
+    "system-reminder",
+    "user-prompt-submit-hook",
+)
+_LEADING_CONTEXT = re.compile(
+    r"\s*<(" + "|".join(re.escape(t) for t in CONTEXT_TAGS) + r")\b[^>]*>.*?</\1>\s*", re.S
+)
 COMMAND_ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.S)
 
 
@@ -68,14 +79,22 @@ def slash_command(text: str) -> str | None:
     return " ".join(p for p in (name.group(1).strip(), args.group(1).strip() if args else "") if p)
 
 
-def is_injected(text: str) -> bool:
-    return text.lstrip().startswith(INJECTED_PREFIXES)
-
-
-def message_keys(key: str) -> Iterator[str]:
-    """``key`` for a line's first message, then ``key:1``, ``key:2``..."""
-    yield key
-    index = 1
+def without_context(text: str) -> str:
+    """``text`` without the injected context blocks (``<ide_opened_file>…``) it starts with."""
     while True:
-        yield f"{key}:{index}"
-        index += 1
+        found = _LEADING_CONTEXT.match(text)
+        if found is None:
+            return text
+        text = text[found.end() :]
+
+
+def is_injected(text: str) -> bool:
+    """Whether user text is Claude Code's, not the human's: command markup, notices,
+    or nothing but injected context."""
+    rest = without_context(text)
+    return rest.lstrip().startswith(INJECTED_PREFIXES) or (bool(text.strip()) and not rest.strip())
+
+
+def prompt_title(text: str) -> str:
+    """What of a prompt may title its session: the text after any injected context."""
+    return without_context(text)

@@ -11,6 +11,7 @@ from viva_store.importing.harness.common import (
     as_list,
     as_str,
     join_text,
+    json_of,
     json_text,
     loads_or_none,
     tool_input_line,
@@ -111,6 +112,17 @@ def tool_call(item: dict[str, Any]) -> tuple[str | None, str | None]:
     if args is None:
         args = item.get("summary")
     return name, tool_input_line(args)
+
+
+def tool_call_input(item: dict[str, Any]) -> str | None:
+    """A call item's whole input as JSON text: the ``arguments`` (JSON inside a string,
+    kept as it is), a custom tool's ``input``, or a shell or search call's ``action``."""
+    if item.get("type") in ("local_shell_call", "web_search_call"):
+        return json_of(item.get("action"))
+    for name in ("arguments", "input", "summary"):
+        if item.get(name) is not None:
+            return json_of(item[name])
+    return None
 
 
 def output_text(output: Any, depth: int = 0) -> str:

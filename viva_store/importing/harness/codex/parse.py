@@ -17,6 +17,7 @@ from viva_store.importing.harness.codex.items import (
     source_label,
     text_only,
     tool_call,
+    tool_call_input,
 )
 from viva_store.importing.harness.codex.state import CodexState
 from viva_store.importing.harness.codex.tokens import TokenCounter
@@ -244,7 +245,16 @@ class CodexParser:
             call_id = as_str(item.get("call_id"))
             if call_id and name:
                 remember(self.state.calls, call_id, name, _CALLS_CAP)
-            self._add(key, "assistant", at, tool=name, tool_input=summary, model=model, kind=itype)
+            self._add(
+                key,
+                "assistant",
+                at,
+                tool=name,
+                tool_input=summary,
+                tool_args=tool_call_input(item),
+                model=model,
+                kind=itype,
+            )
         elif isinstance(itype, str) and itype in TOOL_OUTPUTS:
             call_id = as_str(item.get("call_id"))
             name = self.state.calls.get(call_id) if call_id else None

@@ -53,7 +53,8 @@ from pathlib import Path
 
 from viva_store.importing.harness.codex.parse import CHUNK_MESSAGES, CodexParser
 from viva_store.importing.harness.codex.state import CodexState
-from viva_store.importing.harness.model import JsonObj, Record, SourceFile
+from viva_store.importing.harness.common import note_unlistable
+from viva_store.importing.harness.model import JsonObj, Problem, Record, SourceFile
 from viva_store.importing.harness.reader import LineParse, LinesOnly
 
 _NOT_ROLLOUTS = frozenset({"history.jsonl", "session_index.jsonl"})
@@ -74,7 +75,7 @@ class CodexReader(LinesOnly):
             return [home / value[2:]]
         return [Path(value)]
 
-    def discover(self, root: Path) -> Iterator[SourceFile]:
+    def discover(self, root: Path, problems: list[Problem] | None = None) -> Iterator[SourceFile]:
         """Rollouts under ``root``, sorted by path.
 
         ``root`` is a Codex home (``sessions/`` at any depth and ``archived_sessions/``
@@ -89,7 +90,7 @@ class CodexReader(LinesOnly):
         folders = [root / "sessions", root / "archived_sessions"] if is_home else [root]
         found: list[Path] = []
         for folder in folders:
-            found.extend(_walk(folder))
+            found.extend(_walk(folder, problems))
         plain = {str(p) for p in found if p.name.endswith(".jsonl")}
         for path in found:
             if path.name.endswith(".zst"):
@@ -120,11 +121,12 @@ class CodexReader(LinesOnly):
         return state.to_json()
 
 
-def _walk(folder: Path) -> Iterator[Path]:
+def _walk(folder: Path, problems: list[Problem] | None) -> Iterator[Path]:
     try:
         with os.scandir(folder) as it:
             entries = sorted(it, key=lambda e: e.name)
-    except OSError:
+    except OSError as exc:
+        note_unlistable(problems, folder, exc)
         return
     subdirs: list[Path] = []
     for entry in entries:
@@ -134,10 +136,11 @@ def _walk(folder: Path) -> Iterator[Path]:
                     subdirs.append(Path(entry.path))
             elif entry.name.endswith((".jsonl", ".jsonl.zst")) and entry.is_file():
                 yield Path(entry.path)
-        except OSError:
+        except OSError as exc:
+            note_unlistable(problems, entry.path, exc)
             continue
     for sub in subdirs:
-        yield from _walk(sub)
+        yield from _walk(sub, problems)
 
 
 READER = CodexReader()

@@ -34,6 +34,7 @@ from viva_store.importing.harness.common import (
     as_str,
     compact_json,
     join_text,
+    json_of,
     parse_timestamp,
     tool_input_line,
 )
@@ -113,6 +114,7 @@ def convert_message(record: dict[str, Any], key: str, session_id: str) -> Conver
                 model=model,
                 tool=as_str(call.get("name")),
                 tool_input=tool_input_line(call.get("args")),
+                tool_args=json_of(call.get("args")),
                 kind="tool_call",
             )
         )
@@ -144,6 +146,7 @@ def _tool_call(call: dict[str, Any], key: str, index: int, at: datetime | None) 
         at=parse_timestamp(call.get("timestamp")) or at,
         tool=as_str(call.get("name")) or as_str(call.get("displayName")),
         tool_input=tool_input_line(call.get("args")),
+        tool_args=json_of(call.get("args")),
         tool_result=result or None,
         kind="tool_error" if status in _FAILED_STATUSES else "tool_result",
     )

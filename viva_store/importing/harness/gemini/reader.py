@@ -39,7 +39,7 @@ from typing import Any
 
 import orjson
 
-from viva_store.importing.harness.common import as_dict, as_list, as_str
+from viva_store.importing.harness.common import as_dict, as_list, as_str, note_unlistable
 from viva_store.importing.harness.gemini.session import GeminiSession
 from viva_store.importing.harness.gemini.state import GeminiState
 from viva_store.importing.harness.model import JsonObj, ParsedChunk, Problem, Record, SourceFile
@@ -72,7 +72,7 @@ class GeminiReader:
                 unique.append(root)
         return unique
 
-    def discover(self, root: Path) -> Iterator[SourceFile]:
+    def discover(self, root: Path, problems: list[Problem] | None = None) -> Iterator[SourceFile]:
         """Chat files under ``root`` (``<project-id>/chats/``), sorted by path.
 
         ``session-*.json`` → kind ``json``; ``session-*.jsonl`` and sub-agent
@@ -81,19 +81,22 @@ class GeminiReader:
         """
         try:
             projects = sorted(p for p in root.iterdir() if p.is_dir())
-        except OSError:
+        except OSError as exc:
+            note_unlistable(problems, root, exc)
             return
         for project in projects:
             chats = project / "chats"
             try:
                 entries = sorted(chats.iterdir())
-            except OSError:
+            except OSError as exc:
+                note_unlistable(problems, chats, exc)
                 continue
             for entry in entries:
                 if entry.is_dir():
                     try:
                         subs = sorted(p for p in entry.iterdir() if p.is_file())
-                    except OSError:
+                    except OSError as exc:
+                        note_unlistable(problems, entry, exc)
                         continue
                     for sub in subs:
                         if sub.suffix in (".jsonl", ".json"):

@@ -29,6 +29,7 @@ from viva_store.importing.harness.common import (
     as_list,
     as_str,
     join_text,
+    json_of,
     loads_or_none,
     parse_timestamp,
     tool_input_line,
@@ -180,6 +181,7 @@ def convert_message(
                 model=model,
                 tool=as_str(function.get("name")) or as_str(call.get("name")),
                 tool_input=tool_input_line(arguments),
+                tool_args=json_of(arguments),
                 kind="tool_call",
             )
         )

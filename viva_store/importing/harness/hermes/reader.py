@@ -28,7 +28,7 @@ from pathlib import Path
 
 import orjson
 
-from viva_store.importing.harness.common import as_str, parse_timestamp
+from viva_store.importing.harness.common import as_str, note_unlistable, parse_timestamp
 from viva_store.importing.harness.hermes.convert import convert_message, model_config, title_rank
 from viva_store.importing.harness.hermes.db import has_session, read_database
 from viva_store.importing.harness.model import ParsedChunk, Problem, SessionMeta, SourceFile
@@ -57,7 +57,7 @@ class HermesReader(WholeOnly):
                 unique.append(root)
         return unique
 
-    def discover(self, root: Path) -> Iterator[SourceFile]:
+    def discover(self, root: Path, problems: list[Problem] | None = None) -> Iterator[SourceFile]:
         """Every ``state.db`` (root and profiles) first, then the legacy session files."""
         homes = _homes(root)
         for home in homes:
@@ -66,7 +66,8 @@ class HermesReader(WholeOnly):
         for home in homes:
             try:
                 files = sorted((home / "sessions").glob("session_*.json"))
-            except OSError:
+            except OSError as exc:
+                note_unlistable(problems, home / "sessions", exc)
                 continue
             for path in files:
                 if path.is_file():

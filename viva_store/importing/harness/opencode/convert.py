@@ -39,6 +39,7 @@ from viva_store.importing.harness.common import (
     as_str,
     compact_json,
     join_text,
+    json_of,
     parse_timestamp,
     tool_input_line,
 )
@@ -196,6 +197,7 @@ def _tool_message(key: str, part: dict[str, Any], at: datetime | None) -> Messag
         at=at,
         tool=as_str(part.get("tool")),
         tool_input=tool_input_line(state.get("input")),
+        tool_args=json_of(state.get("input")),
         tool_result=output,
         kind="tool_error" if status in _TOOL_FAILED else "tool_result",
     )

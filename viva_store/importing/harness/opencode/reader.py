@@ -31,7 +31,7 @@ from typing import Any
 
 import orjson
 
-from viva_store.importing.harness.common import as_dict, as_str
+from viva_store.importing.harness.common import as_dict, as_str, note_unlistable
 from viva_store.importing.harness.model import Message, ParsedChunk, Problem, SourceFile, Usage
 from viva_store.importing.harness.opencode.convert import convert_message, session_meta
 from viva_store.importing.harness.opencode.db import (
@@ -64,7 +64,7 @@ class OpenCodeReader(WholeOnly):
                 unique.append(root)
         return unique
 
-    def discover(self, root: Path) -> Iterator[SourceFile]:
+    def discover(self, root: Path, problems: list[Problem] | None = None) -> Iterator[SourceFile]:
         """Databases first (they win), then one source per legacy session file; stable order.
 
         ``root`` may be the data dir (holding ``opencode.db`` and ``storage/``) or a
@@ -75,12 +75,14 @@ class OpenCodeReader(WholeOnly):
         for storage in _storage_dirs(root):
             try:
                 projects = sorted(p for p in (storage / "session").iterdir() if p.is_dir())
-            except OSError:
+            except OSError as exc:
+                note_unlistable(problems, storage / "session", exc)
                 continue
             for project in projects:
                 try:
                     files = sorted(p for p in project.iterdir() if p.suffix == ".json")
-                except OSError:
+                except OSError as exc:
+                    note_unlistable(problems, project, exc)
                     continue
                 for path in files:
                     if path.is_file():

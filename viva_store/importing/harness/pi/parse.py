@@ -17,6 +17,7 @@ from viva_store.importing.harness.common import (
     as_list,
     as_str,
     join_text,
+    json_of,
     one_line,
     parse_timestamp,
     tool_input_line,
@@ -227,6 +228,7 @@ class PiParser:
                     at=at,
                     tool="bash",
                     tool_input=as_str(msg.get("command")),
+                    tool_args=json_of({"command": msg["command"]}) if "command" in msg else None,
                     tool_result=msg.get("output") if isinstance(msg.get("output"), str) else None,
                     kind="bash",
                 )
@@ -306,6 +308,7 @@ class PiParser:
                     model=model,
                     tool=as_str(call.get("name")),
                     tool_input=tool_input_line(call.get("arguments")),
+                    tool_args=json_of(call.get("arguments")),
                     kind="tool_call",
                 )
             )
@@ -343,6 +346,7 @@ def pi_usage(usage_key: str, usage: Any, model: str | None) -> Usage | None:
         output_tokens=as_int(usage.get("output")),
         cache_read_tokens=as_int(usage.get("cacheRead")),
         cache_write_tokens=as_int(usage.get("cacheWrite")),
+        reasoning_tokens=as_int(usage.get("reasoning")),
         model=model,
     )
     total = (
@@ -350,5 +354,6 @@ def pi_usage(usage_key: str, usage: Any, model: str | None) -> Usage | None:
         + figures.output_tokens
         + figures.cache_read_tokens
         + figures.cache_write_tokens
+        + figures.reasoning_tokens
     )
     return figures if total else None

@@ -32,8 +32,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
-from viva_store.importing.harness.common import loads_or_none
-from viva_store.importing.harness.model import JsonObj, Record, SourceFile
+from viva_store.importing.harness.common import loads_or_none, note_unlistable
+from viva_store.importing.harness.model import JsonObj, Problem, Record, SourceFile
 from viva_store.importing.harness.pi.parse import PiParser
 from viva_store.importing.harness.pi.state import PiState
 from viva_store.importing.harness.reader import LineParse, LinesOnly
@@ -62,29 +62,36 @@ class PiReader(LinesOnly):
                 unique.append(root)
         return unique
 
-    def discover(self, root: Path) -> Iterator[SourceFile]:
+    def discover(self, root: Path, problems: list[Problem] | None = None) -> Iterator[SourceFile]:
         """Primary session files under ``root``, sorted by path.
 
         Only top-level ``*.jsonl`` files of ``--<cwd>--`` directories whose first
         line is a ``session`` header: pi-subagents' ``forks/``, ``subagent-artifacts/``
-        and run directories nested deeper are not sessions of their own.
+        and run directories nested deeper are not sessions of their own. A file there
+        whose first line is JSON of another kind is another tool's and passed over;
+        one that is empty, unreadable or not JSON at all is a problem.
         """
         try:
             project_dirs = sorted(
                 p for p in root.iterdir() if p.is_dir() and p.name.startswith("--")
             )
-        except OSError:
+        except OSError as exc:
+            note_unlistable(problems, root, exc)
             return
         for project_dir in project_dirs:
             try:
                 files = sorted(
                     p for p in project_dir.iterdir() if p.suffix == ".jsonl" and p.is_file()
                 )
-            except OSError:
+            except OSError as exc:
+                note_unlistable(problems, project_dir, exc)
                 continue
             for path in files:
-                if _has_session_header(path):
+                header = _session_header(path)
+                if header is True:
                     yield SourceFile(harness=self.name, path=path, kind="jsonl")
+                elif isinstance(header, str) and problems is not None:
+                    problems.append(Problem(str(path), None, header))
 
     def parse_records(
         self, source: SourceFile, records: Iterable[Record], saved: JsonObj
@@ -105,13 +112,22 @@ class PiReader(LinesOnly):
         return state.to_json()
 
 
-def _has_session_header(path: Path) -> bool:
+def _session_header(path: Path) -> bool | str:
+    """True when the first line is a pi ``session`` header, False when it is JSON of
+    another kind, else why the file cannot be a session."""
     try:
         with path.open("rb") as handle:
             head = handle.readline(_HEADER_PROBE_BYTES)
-    except OSError:
+    except OSError as exc:
+        return f"cannot read: {exc.strerror or exc}"
+    if not head:
+        return "empty file (0 bytes): no pi session header"
+    text = head.removeprefix(b"\xef\xbb\xbf").strip()
+    if not text:
         return False
-    obj = loads_or_none(head.removeprefix(b"\xef\xbb\xbf").strip() or b"null")
+    obj = loads_or_none(text)
+    if obj is None and text != b"null":
+        return "not a pi session file: its first line is not JSON"
     return isinstance(obj, dict) and obj.get("type") == "session"
 
 

@@ -1,0 +1,101 @@
+"""A secret in a folder or file name never reaches the store: paths, the session's native
+id and source path, quarantined lines, the run's problems and the reader's cached state
+are redacted; the importer still finds the file again (unchanged: skipped; grown: resumed)."""
+
+from __future__ import annotations
+
+import json
+import secrets
+import string
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import select
+
+from tests.cli.runner import run
+from viva_store.db.schema import (
+    IMPORT_RUN,
+    MESSAGE,
+    QUARANTINE,
+    REDACTION,
+    SESSION,
+    SOURCE_FILE,
+    USAGE,
+)
+from viva_store.redact import redact_text
+from viva_store.store import Context
+
+
+def fake_token() -> str:
+    """A token of a known format, made up at run time."""
+    alphabet = string.ascii_letters + string.digits
+    token = "ghp_" + "".join(secrets.choice(alphabet) for _ in range(36))
+    assert redact_text(f"/in/{token}/here")[1], "the redactor must know this format"
+    return token
+
+
+def line(uuid: str, kind: str, text: str, minute: int, cwd: str) -> str:
+    content: Any = text if kind == "user" else [{"type": "text", "text": text}]
+    return json.dumps(
+        {
+            "type": kind,
+            "uuid": uuid,
+            "cwd": cwd,
+            "gitBranch": "main",
+            "timestamp": f"2026-03-10T10:{minute:02d}:00.000Z",
+            "message": {"role": kind, "content": content},
+        }
+    )
+
+
+def stored_text(ctx: Context) -> str:
+    """Every value of every table the importer writes, as text."""
+
+    def dump(conn: Any) -> str:
+        out: list[str] = []
+        for table in (SOURCE_FILE, SESSION, MESSAGE, USAGE, QUARANTINE, IMPORT_RUN, REDACTION):
+            out += [repr(tuple(row)) for row in conn.execute(select(table))]
+        return "\n".join(out)
+
+    return str(ctx.store.read(dump))
+
+
+def imported(root: Path) -> dict[str, Any]:
+    done = run(["import", "--harness", "claude-code", "--root", f"claude-code={root}", "--json"])
+    assert done.code == 0, done.err
+    return json.loads(done.out)  # type: ignore[no-any-return]
+
+
+def test_a_secret_in_a_path_never_reaches_the_store(
+    ctx: Context, cli_env: str, tmp_path: Path
+) -> None:
+    token = fake_token()
+    cwd = f"/home/dev/{token}"
+    root = tmp_path / token / "claude"  # e.g. a home folder named so
+    folder = root / "-home-dev-notes"
+    folder.mkdir(parents=True)
+    path = folder / f"{token}.jsonl"  # the session's native id
+    path.write_text(
+        line("u1", "user", "Tidy the notes", 0, cwd)
+        + "\n{not json\n"
+        + line("u2", "assistant", "Tidied.", 1, cwd)
+        + "\n"
+    )
+    first = imported(root)
+    assert first["sessions_new"] == 1 and first["lines_quarantined"] == 1
+    assert token not in stored_text(ctx)
+    rows = ctx.store.read(lambda c: c.execute(select(SOURCE_FILE)).all())
+    assert [r.path for r in rows] == [redact_text(str(path))[0]]
+    assert rows[0].path_key.startswith("#") and token not in rows[0].path_key
+    # Found again: unchanged, it is skipped; grown, it is resumed where it stopped.
+    again = imported(root)
+    assert (again["files_unchanged"], again["messages_added"]) == (1, 0)
+    with path.open("a") as fh:
+        fh.write(line("u3", "user", "And the index", 2, cwd) + "\n")
+    grown = imported(root)
+    assert (grown["sessions_new"], grown["sessions_updated"], grown["messages_added"]) == (0, 1, 1)
+    assert grown["lines_quarantined"] == 0  # resumed: the bad line is not read again
+    assert token not in stored_text(ctx)
+    [session] = ctx.store.read(lambda c: c.execute(select(SESSION)).all())
+    assert session.message_count == 3
+    assert "[REDACTED:" in session.native_id and "[REDACTED:" in session.source_path
