@@ -293,3 +293,15 @@ def test_a_session_name_beats_the_first_prompt_and_later_prompts_never_replace_i
     )
     assert [c.meta.title for c in later] == ["Flaky test hunt"]
     assert merged_sets(first + later)["title"] == "Flaky test hunt"
+
+
+def test_a_role_that_is_not_a_string_is_kept_as_an_event(tmp_path: Path) -> None:
+    header = {k: v for k, v in HEADER.items() if k != "parentSession"}
+    lines = [
+        header,
+        entry("message", "c0000001", "2026-02-01T10:00:01Z", message={"role": [], "content": "x"}),
+        entry("message", "c0000002", "2026-02-01T10:00:02Z", message={"role": {"a": 1}}),
+    ]
+    by_key = {m.key: m for m in messages(parse(tmp_path / "x.jsonl", lines_to_records(lines)))}
+    assert [by_key[k].role for k in ("c0000001", "c0000002")] == ["event", "event"]
+    assert by_key["c0000001"].raw is not None and by_key["c0000001"].raw["message"]["role"] == []

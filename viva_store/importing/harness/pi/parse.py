@@ -201,7 +201,7 @@ class PiParser:
         if at is None:
             at = parse_timestamp(msg.get("timestamp"))
             self._seen_time(at)
-        role = msg.get("role")
+        role = as_str(msg.get("role"))  # anything but a string is no role (kept as an event)
         if role == "user":
             text = _content_text(msg.get("content"))
             self._offer_title(TITLE_RANK_FIRST_PROMPT, text, latest_wins=False)
