@@ -149,3 +149,12 @@ def test_a_store_newer_than_this_viva_is_refused(tmp_path: Path, db_url: str) ->
     store.close()
     with pytest.raises(StoreError, match="newer than this Viva"):
         Store.open(config)
+
+
+def test_a_session_id_too_long_for_like_matches_nothing(cli_env: str) -> None:
+    ref = "a" * 60_000  # over SQLite's 50,000-byte limit on a LIKE pattern
+    done = run(["session", "show", ref, "--json"])
+    assert done.code == 1
+    line = _one_line(done.err)
+    assert line.startswith("viva: no session matches 'aaaa") and "60,000 characters" in line
+    assert len(line) < 120

@@ -179,6 +179,16 @@ def member_activity(ctx: Context) -> dict[str, MemberActivity]:
     }
 
 
+MAX_PREFIX = 1000
+"""Longer than any id: a ref this long is matched exactly, never as a prefix (SQLite
+refuses LIKE patterns over 50,000 bytes)."""
+
+
+def _shown(ref: str) -> str:
+    """``ref`` quoted for a message, shortened to a line."""
+    return repr(ref) if len(ref) <= 80 else repr(ref[:60]) + f"… ({len(ref):,} characters)"
+
+
 def resolve_ids(conn: Connection, ctx: Context, ref: str) -> str:
     """A session id from Viva's id, the harness's id, or a unique prefix of either."""
     ref = ref.strip()
@@ -188,7 +198,7 @@ def resolve_ids(conn: Connection, ctx: Context, ref: str) -> str:
     exact = list(conn.execute(base.where(or_(SESSION.c.id == ref, SESSION.c.native_id == ref))))
     if len(exact) == 1:
         return str(exact[0].id)
-    if not exact:
+    if not exact and len(ref) <= MAX_PREFIX:
         escaped = ref.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
         exact = list(
             conn.execute(
@@ -203,7 +213,7 @@ def resolve_ids(conn: Connection, ctx: Context, ref: str) -> str:
         if len(exact) == 1:
             return str(exact[0].id)
     if not exact:
-        raise NotFound(f"no session matches {ref!r}")
+        raise NotFound(f"no session matches {_shown(ref)}")
     shown = ", ".join(f"{r.id} ({r.harness} {r.native_id[:12]})" for r in exact[:5])
     raise InvalidInput(f"{ref!r} is ambiguous: {shown}; give more characters")
 
