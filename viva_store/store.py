@@ -15,9 +15,9 @@ from typing import TypeVar
 from sqlalchemy import Connection, Engine
 from sqlalchemy.exc import OperationalError, SQLAlchemyError
 
-from viva_store import clock
+from viva_store import clock, redact
 from viva_store.access import OWNER, Actor
-from viva_store.config import Config, ensure_home, load_config
+from viva_store.config import CONFIG_FILE, Config, ensure_home, load_config
 from viva_store.db import engine as db_engine
 from viva_store.db.guards import missing_guards
 from viva_store.db.migrate import upgrade
@@ -40,6 +40,10 @@ class Store:
     def open(cls, config: Config | None = None) -> Store:
         """Open (creating and upgrading when needed) the store ``config`` names."""
         config = config or load_config()
+        # The user's own rules are checked before anything is opened: a bad rule is an
+        # error now, not a secret that slips through later.
+        where = str(config.home / CONFIG_FILE)
+        redact.configure(redact.settings_from_config(config.section("redact"), where))
         if config.is_sqlite:
             ensure_home(config)
         try:

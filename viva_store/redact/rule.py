@@ -72,6 +72,32 @@ def cases(*words: str) -> tuple[str, ...]:
 
 
 _SECRET_GROUPS = ("secret", "secret2", "secret3")
+Locate = Callable[[re.Match[str]], "tuple[int, int] | None"]
+"""Where the secret of a match is (``None`` drops the match); replaces groups and ``accept``."""
+
+
+def ascii_lower(text: str) -> str:
+    """``text`` with ASCII letters lower-cased and every other character kept, same length."""
+    low = text.lower()
+    return low if len(low) == len(text) else text.translate(_ASCII_LOWER)
+
+
+_ASCII_LOWER = {c: c + 32 for c in range(ord("A"), ord("Z") + 1)}
+
+
+def _positions(text: str, exact: tuple[str, ...], caseless: tuple[str, ...]) -> list[int]:
+    """Where each literal starts in ``text``: ``exact`` as written, ``caseless`` in any
+    ASCII case."""
+    found: list[int] = []
+    low = ascii_lower(text) if caseless else text
+    for literal, folded in [(k, False) for k in exact] + [(k, True) for k in caseless]:
+        hay = low if folded else text
+        i = hay.find(literal)
+        while i >= 0:
+            if not folded or text[i : i + len(literal)].isascii():
+                found.append(i)
+            i = hay.find(literal, i + 1)
+    return found
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,71 +107,98 @@ class Rule:
     ``pattern`` matches the secret; when context is part of the match (a header
     name, ``KEY=``), the secret itself is the named group ``secret`` (or
     ``secret2``/``secret3`` for alternative shapes) and only that is replaced.
-    ``keywords`` are literal substrings of which at least one occurs in every
-    match: text without any of them is never searched with ``pattern``. An
-    ``anchored`` rule's pattern starts *at* a keyword and is tried only at
-    each keyword occurrence (for case-varying words such as ``password``).
+    ``keywords`` (exact) and ``caseless`` (lower case, matched in any ASCII case)
+    are literals of which at least one occurs in every text the rule can find a
+    secret in: text without any of them is never searched with ``pattern``. An
+    ``anchored`` rule's pattern starts *at* a keyword and is tried only at each
+    keyword occurrence; a rule with ``starts`` is tried only where one of those
+    literals occurs.
+
+    Viva's own rules carry their examples (``tp_example_parts`` joined at run
+    time, ``fp_example``); rules generated from gitleaks have their examples
+    built from the pattern by the tests.
     """
 
     id: str
-    pattern: re.Pattern[str]
+    pattern: re.Pattern[str] | str  # or its source, compiled with ``flags`` on first use
     description: str
     source: str
-    tp_example_parts: tuple[str, ...]
-    fp_example: str
-    keywords: tuple[str, ...]
+    tp_example_parts: tuple[str, ...] = ()
+    fp_example: str = ""
+    keywords: tuple[str, ...] = ()
+    caseless: tuple[str, ...] = ()
     anchored: bool = False
     accept: Accept | None = None
-    _groups: tuple[str, ...] = field(init=False, repr=False, compare=False)
+    locate: Locate | None = None
+    flags: int = 0
+    starts: tuple[str, ...] = ()  # literals every match starts with, when not the keywords
+    starts_caseless: tuple[str, ...] = ()
+    _cache: list[tuple[re.Pattern[str], tuple[str, ...]]] = field(
+        init=False, repr=False, compare=False, default_factory=list
+    )
 
     def __post_init__(self) -> None:
-        groups = tuple(g for g in _SECRET_GROUPS if g in self.pattern.groupindex)
-        object.__setattr__(self, "_groups", groups)
-        if not self.keywords:
+        if not self.keywords and not self.caseless:
             raise ValueError(f"rule {self.id} needs at least one keyword")
+        if any(k != ascii_lower(k) for k in self.caseless):
+            raise ValueError(f"rule {self.id}: caseless keywords are written in lower case")
+
+    def _compile(self) -> tuple[re.Pattern[str], tuple[str, ...]]:
+        if not self._cache:
+            pattern = self.pattern
+            if isinstance(pattern, str):
+                pattern = re.compile(pattern, self.flags)
+            groups = tuple(g for g in _SECRET_GROUPS if g in pattern.groupindex)
+            self._cache.append((pattern, groups))
+        return self._cache[0]
+
+    @property
+    def compiled(self) -> re.Pattern[str]:
+        """The rule's pattern, compiled (once, when first needed)."""
+        return self._compile()[0]
 
     @property
     def tp_example(self) -> str:
         """The true-positive example, assembled from its parts."""
         return "".join(self.tp_example_parts)
 
-    def _span(self, m: re.Match[str]) -> tuple[int, int]:
-        for g in self._groups:
+    def _span(self, m: re.Match[str]) -> tuple[int, int] | None:
+        if self.locate is not None:
+            return self.locate(m)
+        if self.accept is not None and not self.accept(m):
+            return None
+        for g in self._compile()[1]:
             start, end = m.span(g)
             if start >= 0:
                 return start, end
         return m.span()
 
-    def _ok(self, m: re.Match[str]) -> bool:
-        return self.accept is None or self.accept(m)
+    def keyword_starts(self, text: str) -> list[int]:
+        """Every position in ``text`` where one of the rule's keywords starts."""
+        return _positions(text, self.keywords, self.caseless)
 
     def spans(self, text: str) -> Iterator[tuple[int, int]]:
         """Yield ``(start, end)`` of each secret this rule finds in ``text``."""
-        if not self.anchored:
-            for m in self.pattern.finditer(text):
-                if self._ok(m):
-                    start, end = self._span(m)
-                    if end > start:
-                        yield start, end
-            return
-        starts: list[int] = []
-        for kw in self.keywords:
-            i = text.find(kw)
-            while i >= 0:
-                starts.append(i)
-                i = text.find(kw, i + 1)
-        yield from self.spans_at(text, starts)
+        if self.anchored:
+            yield from self.spans_at(text, self.keyword_starts(text))
+        elif self.starts or self.starts_caseless:
+            yield from self.spans_at(text, _positions(text, self.starts, self.starts_caseless))
+        else:
+            for m in self.compiled.finditer(text):
+                span = self._span(m)
+                if span is not None and span[1] > span[0]:
+                    yield span
 
     def spans_at(self, text: str, starts: list[int]) -> Iterator[tuple[int, int]]:
         """Like :meth:`spans` for an anchored rule whose keyword positions are known."""
-        match = self.pattern.match
+        match = self.compiled.match
         done = 0  # like finditer: no match starts inside the previous one
         for i in sorted(set(starts)):
             if i < done:
                 continue
             m = match(text, i)
-            if m is not None and self._ok(m):
-                start, end = self._span(m)
-                if end > start:
+            if m is not None:
+                span = self._span(m)
+                if span is not None and span[1] > span[0]:
                     done = m.end()
-                    yield start, end
+                    yield span

@@ -20,7 +20,6 @@ from viva_store.redact.values import (
     secret_group,
 )
 
-_GL = "gitleaks default rule"
 _Q = r"""(?:\\?["'])?"""  # optional quote, possibly JSON-escaped
 _HDR_SEP = rf"{_Q}\s{{0,4}}[:=]\s{{0,4}}{_Q}"
 _HDR_VALUE = r"(?:[A-Za-z0-9._~+=\-]|\\?/)"  # "/" may be JSON-escaped as "\/"
@@ -92,7 +91,7 @@ RULES: tuple[Rule, ...] = (
             r"""(?P<secret>[^\s:/@"'<>\\]{1,256})@(?=[A-Za-z0-9\[])"""
         ),
         description="Password inside a URL (scheme://user:PASSWORD@host; only the password)",
-        source=f"{_GL} 'generic-api-key' companion; detect-secrets BasicAuthDetector (format)",
+        source="detect-secrets BasicAuthDetector (format); after gitleaks 'curl-auth-user'",
         tp_example_parts=("postgres://app:", "Pw", fill(14, seed=101), "@db.internal:5432/app"),
         fp_example="postgres://app:${DB_PASSWORD}@db.internal/app and git@github.com:o/r.git",
         keywords=("://", ":\\/\\/"),
@@ -174,7 +173,7 @@ RULES: tuple[Rule, ...] = (
             r"""|(?P<secret3>[^\s"'`\\$<>{}()\[\],;|&*][^\s"'`\\<>{}()\[\],;|&]{0,511}))"""
         ),
         description=".env / export / config assignment to a secret-looking name (value only)",
-        source=f"{_GL} 'generic-api-key' (keyword idea); detect-secrets KeywordDetector",
+        source="after gitleaks 'generic-api-key' (its keywords); detect-secrets KeywordDetector",
         tp_example_parts=("export DB_PASSWORD=", "Pw", fill(14, seed=106)),
         fp_example="password = getpass.getpass(); token = make_token(); api_key: str = None",
         keywords=_ASSIGN_KEYWORDS,
