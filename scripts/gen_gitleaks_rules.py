@@ -13,8 +13,8 @@ pattern itself, so a rule never misses a match gitleaks would report.
 Changes of form: the optional identifier prefix gitleaks puts before its
 keywords (``[\\w.-]{0,50}?``) is dropped from the pattern (it only widened the
 reported match; the allowlists that look at the whole match see it again,
-``left_context``); a JSON escape counts as a word boundary and a backslash
-ends a secret (undecoded JSON text); an unbounded ``.*`` runs at most 1,024
+``left_context``); a JSON escape counts as a word boundary, and a backslash
+(undecoded JSON text) or a ``/`` (a path) ends a secret; an unbounded ``.*`` runs at most 1,024
 characters (the two curl rules; Python's engine backtracks); and allowlisted
 literal tokens (public demo keys) are kept as SHA-256 digests, so no
 token-shaped string is committed.
@@ -33,23 +33,56 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from gitleaks_regex import FLAGS, Literal, prefixes, required, translate
+from gitleaks_regex import (
+    FLAGS,
+    JSON_BOUNDARY,
+    Literal,
+    is_fixed,
+    prefixes,
+    required,
+    translate,
+)
 
 OUT = Path(__file__).resolve().parents[1] / "viva_store" / "redact" / "gitleaks" / "rules.json"
 _IDENT_PREFIX = r"[\w.-]{0,50}?"
 _BEFORE_PREFIX = re.compile(r"(?:\(\?i\)|\(\?i:)*")
 # A path-only rule finds files by name: there is no file name in a transcript's text.
 _SKIP_WHY = "a rule on file names only (no content pattern)"
+# A rule matching one fixed string marks the public prefix of a token as the secret.
+_FIXED = {
+    "aws-amazon-bedrock-api-key-short-lived": (
+        "matches only the fixed public prefix of the token; Viva's "
+        "aws-bedrock-short-term-api-key redacts the whole token"
+    ),
+}
 
 
 # gitleaks ends a secret at a quote, space, `;`, the text's end or an escaped newline;
-# Viva also at any backslash (undecoded JSON: `\"`, `\\n`, `\u0022`).
-_END_ESCAPE = r"|\\[nr]|"
+# Viva also at any backslash (undecoded JSON: `\"`, `\\n`, `\u0022`) and at a `/` (a
+# token as a folder name).
+_END = r"""(?:[\x60'"\s;]|\\[nr]|$)"""
+_WIDER_END = r"""(?:[\x60'"\s;/]|\\|$)"""
+
+
+# In undecoded JSON the quotes and tabs around a value are escaped: `\"key\": \"...\"`.
+_WIDER = {
+    _END: _WIDER_END,
+    r"""[\s'"]{0,3}""": r"""(?:[\s'"]|\\[nrt"']){0,3}""",
+    r"""[\x60'"\s=]{0,5}""": r"""(?:[\x60'"\s=]|\\[nrt"'\x60]){0,5}""",
+    # curl-auth-user's end of the credential: also a quote closing the command around it
+    r"(?:\s|\z)": r"""(?:[\s"'\x60;)]|\\|\z)""",
+    # azure-ad-client-secret's own boundaries
+    r"""(?:^|[\\'"\x60\s>=:(,)])""": r"""(?:^|[\\'"\x60\s>=:(,)/])""",
+    r"""(?:$|[\\'"\x60\s<),])""": r"""(?:$|[\\'"\x60\s<),/])""",
+}
 
 
 def widen_for_json(go: str) -> str:
-    """``go`` with its secret terminator also taking any backslash (never fewer matches)."""
-    return go.replace(_END_ESCAPE, r"|\\|")
+    """``go`` with its secret terminator also taking a backslash or a ``/``, and the
+    separators around a value also JSON escapes (never fewer matches)."""
+    for narrow, wide in _WIDER.items():
+        go = go.replace(narrow, wide)
+    return go
 
 
 # Python's regex engine backtracks where Go's does not: an unbounded `.*` tried at every
@@ -106,12 +139,12 @@ def _keywords(lits: set[Literal]) -> dict[str, list[str]]:
 
 def _no_commoner(lits: set[Literal] | None, theirs: list[str]) -> bool:
     """Whether each literal occurs at most about as often as one of gitleaks' keywords:
-    it contains one, or (five characters or more) starts one."""
+    it contains one, or starts one and is nearly as long (``passw`` for ``passwd``)."""
     if not lits:
         return False
     return all(
         any(k in text.lower() for k in theirs)
-        or (len(text) >= 5 and any(k.startswith(text.lower()) for k in theirs))
+        or any(k.startswith(text.lower()) and len(text) >= max(5, 0.8 * len(k)) for k in theirs)
         for text, _ in lits
     )
 
@@ -135,12 +168,21 @@ def choose_gate(python: str, gitleaks_keywords: list[str]) -> dict[str, Any]:
         and _shortest(needed) > _shortest(starts)
     ):
         assert starts is not None
-        return {**_keywords(starts), "anchored": True, "gate": "starts", **_starts(starts)}
+        # A rule whose matches start at a word boundary needs its keyword at one.
+        bounded = python.startswith(JSON_BOUNDARY)
+        return {
+            **_keywords(starts),
+            "anchored": True,
+            "bounded": bounded,
+            "gate": "starts",
+            **_starts(starts),
+        }
     gate = needed if _no_commoner(needed, theirs) else {(k, True) for k in theirs}
     assert gate is not None
     return {
         **_keywords(gate),
         "anchored": False,
+        "bounded": False,
         "gate": "contains" if gate is needed else "gitleaks",
         **_starts(starts),
     }
@@ -220,8 +262,13 @@ def convert(rule: dict[str, Any]) -> dict[str, Any]:
 def generate(toml_path: Path, version: str) -> dict[str, Any]:
     data = toml_path.read_bytes()
     config = tomllib.loads(data.decode())
-    rules = [r for r in config["rules"] if "regex" in r]
+    rules = [r for r in config["rules"] if "regex" in r and r["id"] not in _FIXED]
     skipped = [{"id": r["id"], "why": _SKIP_WHY} for r in config["rules"] if "regex" not in r]
+    for rule in config["rules"]:
+        if rule["id"] in _FIXED:
+            if not is_fixed(rule_regex(rule["regex"])[0]):
+                raise SystemExit(f"{rule['id']} is no longer a fixed string: review _FIXED")
+            skipped.append({"id": rule["id"], "why": _FIXED[rule["id"]]})
     top = config.get("allowlist", {})
     return {
         "source": {

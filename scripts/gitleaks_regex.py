@@ -352,3 +352,9 @@ def required(pattern: str) -> set[Literal] | None:
     several such sets, the one with the longest shortest literal."""
     parsed = _parse(pattern)
     return _required_items(list(parsed), bool(parsed.state.flags & re.IGNORECASE))
+
+
+def is_fixed(pattern: str) -> bool:
+    """Whether ``pattern`` matches only a finite set of fixed strings."""
+    parsed = _parse(pattern)
+    return _exact_items(list(parsed), bool(parsed.state.flags & re.IGNORECASE)) is not None

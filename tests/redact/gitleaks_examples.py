@@ -11,12 +11,33 @@ rule's keyword is none either.
 from __future__ import annotations
 
 import functools
+import json
+import re
+import sys
+from pathlib import Path
 
 from viva_store.redact import Rule
+from viva_store.redact.rules_gitleaks import TABLE
 
 from .sampler import sample
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
+from gen_gitleaks_rules import bound_dot_runs, strip_identifier_prefix
+from gitleaks_regex import FLAGS, translate
+
 SEEDS = range(60)
+_GO = {r["id"]: r["go"] for r in json.loads(TABLE.read_text(encoding="utf-8"))["rules"]}
+
+
+@functools.cache
+def shape(rule: Rule) -> re.Pattern[str]:
+    """The pattern samples are drawn from: gitleaks' own, translated, without the widenings
+    Viva adds for undecoded JSON (a sample is a secret as gitleaks means it)."""
+    name = re.match(r"gitleaks '([a-z0-9-]+)'", rule.source)
+    if name is None:
+        return rule.compiled
+    go, _ = strip_identifier_prefix(_GO[name.group(1)])
+    return re.compile(translate(bound_dot_runs(go)), FLAGS)
 
 
 def _with_keyword(rule: Rule, text: str) -> str:
@@ -30,7 +51,7 @@ def _with_keyword(rule: Rule, text: str) -> str:
 def true_positive(rule: Rule) -> tuple[str, str] | None:
     """``(text, secret)``: a text holding a secret ``rule`` reports, or None if no seed gave one."""
     for seed in SEEDS:
-        text = _with_keyword(rule, sample(rule.compiled, seed))
+        text = _with_keyword(rule, sample(shape(rule), seed))
         spans = list(rule.spans(text))
         if spans:
             start, end = spans[0]
@@ -41,8 +62,8 @@ def true_positive(rule: Rule) -> tuple[str, str] | None:
 def false_positive(rule: Rule) -> str:
     """The rule's shape, every repetition cut below its minimum (a pattern without
     repetitions loses its last character)."""
-    short = sample(rule.compiled, 1, short=True)
-    return short[:-1] if short == sample(rule.compiled, 1) else short
+    short = sample(shape(rule), 1, short=True)
+    return short[:-1] if short == sample(shape(rule), 1) else short
 
 
 def prose(rule: Rule) -> str:

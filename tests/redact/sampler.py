@@ -57,6 +57,8 @@ class _Walk:
         key = (id(items), ci)
         if key not in self.classes:
             allowed = [c for c in _ALPHABET if _in(items, c, ci)]
+            # A line break only where nothing else will do: samples stay on one line.
+            allowed = [c for c in allowed if c != "\n"] or allowed
             self.classes[key] = (allowed, [c for c in allowed if c in _PREFERRED])
         allowed, preferred = self.classes[key]
         pool = preferred if preferred and self.rng.random() < 0.9 else allowed

@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 
 import orjson
 
+from viva_store.redact.escapes import EscapedView
 from viva_store.redact.rules_context import SECRET_WORDS
 from viva_store.redact.ruleset import RULESET_VERSION, RuleSet, active
 from viva_store.redact.values import looks_like_secret
@@ -59,18 +60,27 @@ class PathHit:
     start: int
 
 
-def _spans(rs: RuleSet, text: str) -> list[tuple[int, int, int]]:
-    """Merged ``(start, end, rule index)`` of the secrets in ``text``, in order; of
-    overlapping spans, the one starting first (then the rule listed first) names the marker."""
+def _found(rs: RuleSet, text: str) -> list[tuple[int, int, int]]:
+    """``(start, end, rule index)`` of every secret some rule finds in ``text``."""
     candidates = rs.index.find(text)
-    if not candidates:
-        return []
     found: list[tuple[int, int, int]] = []
     rules = rs.rules
     for i in sorted(candidates):
         rule = rules[i]
         spans = rule.spans_at(text, candidates[i]) if rule.anchored else rule.spans(text)
         found += [(s, e, i) for s, e in spans if not rs.kept(text[s:e])]
+    return found
+
+
+def _spans(rs: RuleSet, text: str) -> list[tuple[int, int, int]]:
+    """Merged ``(start, end, rule index)`` of the secrets in ``text``, in order; of
+    overlapping spans, the one starting first (then the rule listed first) names the marker.
+    Undecoded JSON is also read with its escapes decoded (:mod:`~viva_store.redact.escapes`)."""
+    found = _found(rs, text)
+    if "\\" in text:
+        view = EscapedView(text)
+        if view.escaped:
+            found += [(*view.to_raw(s, e), i) for s, e, i in _found(rs, view.view)]
     if not found:
         return []
     if "[REDACTED:" in text:

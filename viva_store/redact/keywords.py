@@ -1,23 +1,25 @@
 """Where a rule table's keywords occur: which rules to try on a text, and where.
 
-Exact keywords match as written; caseless ones (written in lower case) in any
-ASCII case. With Hyperscan (Linux x86-64 wheels) one pass of a multi-literal
+A keyword is exact (matched as written) or caseless (written in lower case,
+matched in any ASCII case), and perhaps *bounded*: it counts only at the start
+of a word (after a character that is no ASCII letter, digit or ``_``, or after
+a JSON escape or a terminal colour code), because the rules it gates match
+only there. With Hyperscan (Linux x86-64 wheels) one pass of a multi-literal
 automaton over the UTF-8 text reports every occurrence of every keyword; the
 same question is answered without it by the regex prefilter
-(:mod:`viva_store.redact.prefilter`), over the text and over its ASCII-lower-
-cased copy. Both give the same answer, exactly (a property test holds them to
-it); Hyperscan is an order of magnitude faster.
+(:mod:`viva_store.redact.prefilter`). Both give the same answer exactly (a
+property test holds them to it); Hyperscan is an order of magnitude faster.
 """
 
 from __future__ import annotations
 
 import bisect
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from viva_store.redact.prefilter import Prefilter
-from viva_store.redact.rule import ascii_lower
+from viva_store.redact.rule import ascii_lower, at_boundary
 
 _hs: Any
 try:  # pragma: no cover - which branch runs depends on the platform
@@ -25,31 +27,46 @@ try:  # pragma: no cover - which branch runs depends on the platform
 except ImportError:  # pragma: no cover
     _hs = None
 
+Entry = tuple[str, bool, bool]
+"""A keyword, whether it is caseless, whether it is bounded."""
+
 # No keyword holds a newline, so no match can span two texts joined by one.
 _SEP = b"\n"
+# The same boundary as :func:`at_boundary` for Hyperscan, which has no look-behind.
+_HS_BOUNDARY = rb"(?:^|[^A-Za-z0-9_]|\\[nrtbf]|\\u[0-9a-fA-F]{4}|[\[;][0-9]{1,2}m)"
 
 
-def _literal(keyword: str) -> bytes:
-    """A Hyperscan expression matching exactly ``keyword`` (every byte hex-escaped)."""
-    return "".join(f"\\x{b:02x}" for b in keyword.encode()).encode()
+def _expression(keyword: str, caseless: bool, bounded: bool) -> bytes:
+    """A Hyperscan expression for one keyword (bytes hex-escaped, letters as [aA] when
+    caseless, so that the case-blind part never reaches the boundary)."""
+    parts = []
+    for ch in keyword:
+        if caseless and ch.isalpha():
+            parts.append(f"[\\x{ord(ch.lower()):02x}\\x{ord(ch.upper()):02x}]")
+        else:
+            parts.append(f"\\x{ord(ch):02x}")
+    literal = "".join(parts).encode()
+    return _HS_BOUNDARY + literal if bounded else literal
 
 
 class KeywordIndex:
     """The keywords of one rule table, ready to search for."""
 
-    def __init__(
-        self, exact: dict[str, frozenset[int]], caseless: dict[str, frozenset[int]]
-    ) -> None:
-        if any("\n" in kw or not kw.isascii() for kw in (*exact, *caseless)):
-            raise ValueError("keywords are ASCII and hold no newline")
-        self.exact = dict(exact)
-        self.caseless = dict(caseless)
-        self._keywords = [(kw, False) for kw in sorted(exact)] + [
-            (kw, True) for kw in sorted(caseless)
-        ]
-        self._rules = [tuple(sorted((caseless if c else exact)[kw])) for kw, c in self._keywords]
+    def __init__(self, entries: dict[Entry, frozenset[int]]) -> None:
+        if any("\n" in kw or not kw.isascii() or len(kw) < 2 for kw, _, _ in entries):
+            raise ValueError("keywords are ASCII, two characters or more, and hold no newline")
+        self._entries = sorted(entries)
+        self._rules = [tuple(sorted(entries[e])) for e in self._entries]
+        self.exact = _union(entries, caseless=False)
+        self.caseless = _union(entries, caseless=True)
+        # keyword -> (entry index, bounded) for the regex prefilter
+        self._by_keyword: dict[tuple[str, bool], list[tuple[int, bool]]] = {}
+        for n, (kw, caseless, bounded) in enumerate(self._entries):
+            self._by_keyword.setdefault((kw, caseless), []).append((n, bounded))
+        exact = {kw for kw, c in self._by_keyword if not c}
+        folded = {kw for kw, c in self._by_keyword if c}
         self._exact_re = Prefilter(exact) if exact else None
-        self._caseless_re = Prefilter(caseless) if caseless else None
+        self._caseless_re = Prefilter(folded) if folded else None
         self._lock = threading.Lock()
         self._local = threading.local()
         self._database: Any = None
@@ -58,17 +75,17 @@ class KeywordIndex:
 
     def _scanner(self) -> tuple[Any, Any] | None:
         """The compiled database and this thread's scratch space (None without Hyperscan)."""
-        if _hs is None or not self._keywords:
+        if _hs is None or not self._entries:
             return None
         if self._database is None:
             with self._lock:
                 if self._database is None:
                     db = _hs.Database(mode=_hs.HS_MODE_BLOCK)
                     db.compile(
-                        expressions=[_literal(kw) for kw, _ in self._keywords],
-                        ids=list(range(len(self._keywords))),
-                        elements=len(self._keywords),
-                        flags=[_hs.HS_FLAG_CASELESS if c else 0 for _, c in self._keywords],
+                        expressions=[_expression(*e) for e in self._entries],
+                        ids=list(range(len(self._entries))),
+                        elements=len(self._entries),
+                        flags=[0] * len(self._entries),
                     )
                     self._database = db
         scratch = getattr(self._local, "scratch", None)
@@ -82,44 +99,49 @@ class KeywordIndex:
 
     def _find_fast(self, text: str, scanner: tuple[Any, Any]) -> dict[int, list[int]]:
         data = text.encode("utf-8", "surrogatepass")
-        ends: list[tuple[int, int]] = []
+        ends: dict[int, list[int]] = {}
 
-        def on_match(kid: int, _from: int, to: int, _flags: int, _ctx: Any) -> None:
-            ends.append((to, kid))
+        def on_match(entry: int, _from: int, to: int, _flags: int, _ctx: Any) -> None:
+            ends.setdefault(entry, []).append(to)
 
         database, scratch = scanner
         database.scan(data, match_event_handler=on_match, scratch=scratch)
         if not ends:
             return {}
-        if len(data) != len(text):  # byte offsets to character offsets, in one walk
-            ends.sort()
-            chars = pos = 0
-            converted: list[tuple[int, int]] = []
-            for to, kid in ends:
-                chars += len(data[pos:to].decode("utf-8", "surrogatepass"))
-                pos = to
-                converted.append((chars, kid))
-            ends = converted
+        if len(data) != len(text):
+            ends = _to_chars(data, ends)
         found: dict[int, list[int]] = {}
-        for to, kid in ends:
-            start = to - len(self._keywords[kid][0])
-            for rule in self._rules[kid]:
-                found.setdefault(rule, []).append(start)
+        for entry, positions in ends.items():
+            size = len(self._entries[entry][0])
+            starts = [to - size for to in positions]
+            for rule in self._rules[entry]:
+                found.setdefault(rule, []).extend(starts)
         return found
 
     # -- the regex prefilter --------------------------------------------------
 
-    def _find_regex(self, text: str) -> dict[int, list[int]]:
-        found = self._exact_re.find(text) if self._exact_re is not None else {}
+    def _hits_regex(self, text: str) -> Iterator[tuple[int, int]]:
+        """``(start, entry index)`` of every keyword occurrence (regex prefilter)."""
+        passes: list[tuple[bool, Iterator[tuple[int, str]]]] = []
+        if self._exact_re is not None:
+            passes.append((False, self._exact_re.occurrences(text)))
         if self._caseless_re is not None:
-            for rule, positions in self._caseless_re.find(ascii_lower(text), text).items():
-                found.setdefault(rule, []).extend(positions)
+            passes.append((True, self._caseless_re.occurrences(ascii_lower(text), text)))
+        for caseless, occurrences in passes:
+            for start, kw in occurrences:
+                for n, bounded in self._by_keyword[(kw, caseless)]:
+                    if not bounded or at_boundary(text, start):
+                        yield start, n
+
+    def _find_regex(self, text: str) -> dict[int, list[int]]:
+        found: dict[int, list[int]] = {}
+        for start, n in self._hits_regex(text):
+            for rule in self._rules[n]:
+                found.setdefault(rule, []).append(start)
         return found
 
     def _occurs_regex(self, text: str) -> bool:
-        if self._exact_re is not None and self._exact_re.occurs(text):
-            return True
-        return self._caseless_re is not None and self._caseless_re.occurs(ascii_lower(text), text)
+        return next(iter(self._hits_regex(text)), None) is not None
 
     # -- the questions --------------------------------------------------------
 
@@ -153,3 +175,23 @@ class KeywordIndex:
         database, scratch = scanner
         database.scan(_SEP.join(parts), match_event_handler=on_match, scratch=scratch)
         return found
+
+
+def _union(entries: dict[Entry, frozenset[int]], *, caseless: bool) -> dict[str, frozenset[int]]:
+    out: dict[str, set[int]] = {}
+    for (kw, c, _), rules in entries.items():
+        if c == caseless:
+            out.setdefault(kw, set()).update(rules)
+    return {kw: frozenset(rules) for kw, rules in out.items()}
+
+
+def _to_chars(data: bytes, ends: dict[int, list[int]]) -> dict[int, list[int]]:
+    """Byte offsets (each the end of an ASCII keyword) as character offsets, in one walk."""
+    order = sorted((to, entry) for entry, positions in ends.items() for to in positions)
+    out: dict[int, list[int]] = {}
+    chars = pos = 0
+    for to, entry in order:
+        chars += len(data[pos:to].decode("utf-8", "surrogatepass"))
+        pos = to
+        out.setdefault(entry, []).append(chars)
+    return out

@@ -94,24 +94,23 @@ def _group(anchor: str, entries: list[tuple[str, int]]) -> str:
 class Prefilter:
     """Find where keywords occur in a text: every occurrence, overlapping ones too."""
 
-    def __init__(self, keyword_rules: dict[str, frozenset[int]]) -> None:
-        """``keyword_rules`` maps each keyword to the indices of the rules it gates."""
-        if any(len(kw) < 2 for kw in keyword_rules):
+    def __init__(self, keywords: set[str]) -> None:
+        if any(len(kw) < 2 for kw in keywords):
             raise ValueError("keywords need at least two characters")
-        anchors = choose_anchors(sorted(keyword_rules))
+        anchors = choose_anchors(sorted(keywords))
         groups: dict[str, list[tuple[str, int]]] = defaultdict(list)
         # At a stop of the alternation every keyword anchored at that character is
         # checked, so that keywords overlapping the one the regex reports count too.
-        self._at: dict[str, list[tuple[str, int, tuple[int, ...]]]] = defaultdict(list)
-        for kw in sorted(keyword_rules, key=lambda k: (-len(k), k)):
+        self._at: dict[str, list[tuple[str, int]]] = defaultdict(list)
+        for kw in sorted(keywords, key=lambda k: (-len(k), k)):
             i = anchors[kw]
             groups[kw[i]].append((kw, i))
-            self._at[kw[i]].append((kw, i, tuple(sorted(keyword_rules[kw]))))
+            self._at[kw[i]].append((kw, i))
         order = sorted(groups, key=_freq, reverse=True)
         self.pattern = re.compile("|".join(_group(c, groups[c]) for c in order))
 
-    def _stops(self, text: str, original: str | None) -> Iterator[tuple[int, tuple[int, ...]]]:
-        """``(start, rules)`` of every keyword occurrence, in order of anchor position.
+    def occurrences(self, text: str, original: str | None = None) -> Iterator[tuple[int, str]]:
+        """``(start, keyword)`` of every keyword occurrence, in order of anchor position.
 
         With ``original`` (``text`` is then its ASCII-lower-cased copy), a keyword
         counts only where ``original`` holds ASCII: matching ignores ASCII case and
@@ -121,26 +120,12 @@ class Prefilter:
         m = search(text)
         while m is not None:
             p = m.start()
-            for kw, i, rules in self._at[text[p]]:
+            for kw, i in self._at[text[p]]:
                 start = p - i
                 if (
                     start >= 0
                     and text.startswith(kw, start)
                     and (original is None or original[start : start + len(kw)].isascii())
                 ):
-                    yield start, rules
+                    yield start, kw
             m = search(text, p + 1)
-
-    def find(self, text: str, original: str | None = None) -> dict[int, list[int]]:
-        """Map each rule whose keywords occur in ``text`` to the keyword positions."""
-        found: dict[int, list[int]] = {}
-        for start, rules in self._stops(text, original):
-            for rule in rules:
-                found.setdefault(rule, []).append(start)
-        return found
-
-    def occurs(self, text: str, original: str | None = None) -> bool:
-        """Whether any keyword occurs in ``text`` (``original`` as for :meth:`find`)."""
-        if original is None:
-            return self.pattern.search(text) is not None
-        return next(self._stops(text, original), None) is not None

@@ -13,6 +13,7 @@ string.
 from __future__ import annotations
 
 import re
+import string
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
@@ -83,6 +84,16 @@ def ascii_lower(text: str) -> str:
 
 
 _ASCII_LOWER = {c: c + 32 for c in range(ord("A"), ord("Z") + 1)}
+_WORD_CHARS = frozenset(string.ascii_letters + string.digits + "_")
+_ESCAPE_BEFORE = re.compile(r"(?:\\[nrtbf]|\\u[0-9a-fA-F]{4}|[\[;][0-9]{1,2}m)\Z")
+
+
+def at_boundary(text: str, start: int) -> bool:
+    """Whether a word may start at ``start``: the text's start, a non-word character
+    before it, or a JSON escape (``\\n``, ``\\u001b``) or colour code (``ESC[1m``)."""
+    if start == 0 or text[start - 1] not in _WORD_CHARS:
+        return True
+    return _ESCAPE_BEFORE.search(text, max(0, start - 6), start) is not None
 
 
 def _positions(text: str, exact: tuple[str, ...], caseless: tuple[str, ...]) -> list[int]:
@@ -133,6 +144,7 @@ class Rule:
     flags: int = 0
     starts: tuple[str, ...] = ()  # literals every match starts with, when not the keywords
     starts_caseless: tuple[str, ...] = ()
+    bounded: bool = False  # keywords count only where a word may start (at_boundary)
     _cache: list[tuple[re.Pattern[str], tuple[str, ...]]] = field(
         init=False, repr=False, compare=False, default_factory=list
     )
@@ -174,8 +186,10 @@ class Rule:
         return m.span()
 
     def keyword_starts(self, text: str) -> list[int]:
-        """Every position in ``text`` where one of the rule's keywords starts."""
-        return _positions(text, self.keywords, self.caseless)
+        """Every position in ``text`` where one of the rule's keywords starts (at a word
+        boundary, for a ``bounded`` rule)."""
+        found = _positions(text, self.keywords, self.caseless)
+        return [i for i in found if at_boundary(text, i)] if self.bounded else found
 
     def spans(self, text: str) -> Iterator[tuple[int, int]]:
         """Yield ``(start, end)`` of each secret this rule finds in ``text``."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from viva_store.redact.names import is_name
 from viva_store.redact.rule import B64, B64URL, Rule, cases, fill
 from viva_store.redact.values import (
     accept_random,
@@ -50,6 +51,8 @@ def _accept_header(m: re.Match[str]) -> bool:
     if is_placeholder(value) or value.lower() in _SCHEMES:
         return False
     has_scheme = "scheme" in m.re.groupindex and m.start("scheme") >= 0
+    if is_name(value, literal=has_scheme):  # `authorization = base64.decodebytes(...)`
+        return False
     return has_scheme or _random_enough(value)
 
 
@@ -168,7 +171,8 @@ RULES: tuple[Rule, ...] = (
         id="secret-assignment",
         pattern=re.compile(
             rf"(?P<word>(?i:{SECRET_WORDS})|_PASS(?:WORD|WD)?|_KEY)"
-            r"""(?:\\?["'])?\s{0,4}(?::=|=>|=(?!=)|:(?![:/]))\s{0,4}"""
+            # Not across a line break (`TOKEN=` then the next line), nor shell's `${X:+y}`.
+            r"""(?:\\?["'])?[ \t]{0,4}(?::=|=>|=(?!=)|:(?![:/+\-=?]))[ \t]{0,4}"""
             r"""(?:\\?"(?P<secret>[^"\\\r\n]{1,512})|'(?P<secret2>[^'\\\r\n]{1,512})"""
             r"""|(?P<secret3>[^\s"'`\\$<>{}()\[\],;|&*][^\s"'`\\<>{}()\[\],;|&]{0,511}))"""
         ),

@@ -6,7 +6,10 @@ table into :class:`Rule` objects that judge a match as gitleaks does: the
 secret is the rule's secret group or else the first non-empty group, a secret
 at or below the rule's entropy is dropped, and so is one the global or the
 rule's allowlists admit. Viva then replaces the secret (the whole match for a
-rule whose groups only name variants).
+rule whose groups only name variants). One departure: the value a keyword-
+context rule finds (``generic-api-key``, ``<service>_key = ...``) is also kept
+when Viva's value checks show it is no credential (a name, a placeholder, a
+single short word, a public JWT).
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from viva_store.redact.rule import Rule
+from viva_store.redact.values import not_a_credential
 
 TABLE = Path(__file__).resolve().parent / "gitleaks" / "rules.json"
 _FLAGS = re.ASCII
@@ -98,6 +102,12 @@ class Judge:
         secret = m.string[span[0] : span[1]]
         if not secret:
             return None
+        if self.left_context:  # a keyword-context rule: is the value a name, word, ...?
+            value = secret.strip("\"'`")
+            literal = value != secret or _quoted(m.string, span[0])
+            # (Digits only are the shape of some of these rules: client ids.)
+            if not value.isdigit() and not_a_credential(value, literal=literal):
+                return None
         if self.entropy is not None and shannon_entropy(secret) <= self.entropy:
             return None
         text, start = m.string, m.start()
@@ -147,6 +157,10 @@ def _allowlist(raw: str) -> Allowlist:
     return Allowlist.load(json.loads(raw))
 
 
+def _quoted(text: str, start: int) -> bool:
+    return start > 0 and text[start - 1] in "\"'`"
+
+
 def _line_end(text: str, end: int) -> int:
     i = text.find("\n", end)
     return len(text) if i < 0 else i
@@ -177,6 +191,7 @@ def load(taken: set[str]) -> tuple[tuple[Rule, ...], dict[str, Any]]:
                 keywords=tuple(raw["keywords"]),
                 caseless=tuple(raw["caseless"]),
                 anchored=raw["anchored"],
+                bounded=raw["bounded"],
                 starts=tuple(raw["starts"]),
                 starts_caseless=tuple(raw["starts_caseless"]),
                 locate=judge,

@@ -45,17 +45,13 @@ class RuleSet:
         by_id = {rule.id: rule for rule in self.rules}
         if len(by_id) != len(self.rules):
             raise ValueError("duplicate rule id in the redaction rule table")
-        exact: dict[str, set[int]] = defaultdict(set)
-        caseless: dict[str, set[int]] = defaultdict(set)
+        entries: dict[tuple[str, bool, bool], set[int]] = defaultdict(set)
         for i, rule in enumerate(self.rules):
             for kw in rule.keywords:
-                exact[kw].add(i)
+                entries[(kw, False, rule.bounded)].add(i)
             for kw in rule.caseless:
-                caseless[kw].add(i)
-        index = KeywordIndex(
-            {k: frozenset(v) for k, v in exact.items()},
-            {k: frozenset(v) for k, v in caseless.items()},
-        )
+                entries[(kw, True, rule.bounded)].add(i)
+        index = KeywordIndex({e: frozenset(v) for e, v in entries.items()})
         object.__setattr__(self, "by_id", by_id)
         object.__setattr__(self, "markers", tuple(f"[REDACTED:{r.id}]" for r in self.rules))
         object.__setattr__(self, "index", index)
@@ -81,13 +77,14 @@ def _user_rule(rule: Any) -> Rule:
 
 
 def build(settings: RedactSettings | None = None) -> RuleSet:
-    """The built-in rules, with ``settings`` (rules last, allow-lists) when given."""
+    """The built-in rules, with ``settings`` when given: the user's rules first (of two
+    spans starting together, theirs names the marker), and their allow-lists."""
     if settings is None or settings.empty:
         return RuleSet(RULES, RULESET_VERSION)
     digest = hashlib.blake2b(repr(settings).encode(), digest_size=4).hexdigest()
     patterns = settings.allow_patterns
     return RuleSet(
-        (*RULES, *(_user_rule(r) for r in settings.rules)),
+        (*(_user_rule(r) for r in settings.rules), *RULES),
         f"{RULESET_VERSION}+{digest}",
         settings,
         frozenset(settings.allow),

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 
 from viva_store.redact.jwt import is_public_jwt
+from viva_store.redact.names import is_name, is_word
 
 _PLACEHOLDERS = frozenset(
     {
@@ -84,58 +85,6 @@ _PLACEHOLDER_PREFIXES = (
 _PLACEHOLDER_INFIXES = ("xxxx", "XXXX", "****", "...", "\u2026", "\u2022", "<", ">", "[REDACTED:")
 _DOTTED_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+")
 _WORD = re.compile(r"[A-Za-z_]+")
-# What a check prints instead of the value: `KEY=set`, `token: missing`.
-_STATUS_WORDS = frozenset(
-    {
-        "absent", "active", "available", "blank", "configured", "defined", "disabled",
-        "enabled", "exists", "expired", "found", "inactive", "invalid", "loaded", "missing",
-        "no", "not-set", "notset", "off", "ok", "on", "pending", "present", "provided",
-        "ready", "revoked", "set", "unavailable", "valid", "yes",
-    }
-)  # fmt: skip
-# Words that make a run of words a name or a test literal, not a passphrase.
-_TELLING_WORDS = frozenset(
-    {
-        "api", "appear", "bad", "bar", "baz", "client", "credential", "credentials", "demo",
-        "dummy", "example", "fake", "fixture", "foo", "invalid", "key", "keys", "leak",
-        "leaked", "mock", "must", "never", "not", "operator", "pass", "passwd", "password",
-        "placeholder", "pwd", "qux", "redacted", "replace", "sample", "secret", "secrets",
-        "sentinel", "should", "shown", "stub", "test", "testing", "tests", "token", "tokens",
-        "value", "wrong", "your",
-    }
-)  # fmt: skip
-_WORDS = re.compile(r"[A-Za-z]{2,}(?:[-_.][A-Za-z]{2,})+")
-_HUMPS = re.compile(r"[a-z]{2,}(?:[A-Z][a-z]{2,})+|(?:[A-Z][a-z]{2,}){2,}")
-_ENV_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
-_OPTIONS = re.compile(r"[a-z][a-z0-9-]*=[^,=\s]*(?:,[a-z][a-z0-9-]*=[^,=\s]*)*")
-_OPTION_VALUE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[./~$][^,=\s]*|")
-
-
-def _words(value: str) -> list[str]:
-    """The lower-case words of a name: ``runtime-operator-token``, ``testKey``, ``TEST_KEY``."""
-    spaced = re.sub(r"(?<=[a-z])(?=[A-Z])", "-", value)
-    return [w.lower() for w in re.split(r"[-_.]", spaced) if w]
-
-
-def is_name(value: str, *, literal: bool) -> bool:
-    """True if ``value`` names something rather than being a secret.
-
-    A status word; a run of words with a telling word among them (a test
-    literal, a sentinel); a variable reference (``SECRET_TOKEN``); an option
-    list (``id=SECRET_TOKEN,src=./x``); and, where the syntax does not say the
-    value is data, a camelCase identifier (``databaseCredentialPath``).
-    """
-    if value.lower() in _STATUS_WORDS:
-        return True
-    if (_WORDS.fullmatch(value) or _HUMPS.fullmatch(value)) and _TELLING_WORDS & set(_words(value)):
-        return True
-    if _ENV_NAME.fullmatch(value):
-        return True
-    if _OPTIONS.fullmatch(value):
-        pairs = [p.split("=", 1)[1] for p in value.split(",")]
-        if all(_OPTION_VALUE.fullmatch(v) for v in pairs):
-            return True
-    return not literal and _HUMPS.fullmatch(value) is not None
 
 
 def is_placeholder(value: str) -> bool:
@@ -150,21 +99,31 @@ def is_placeholder(value: str) -> bool:
     return len(set(value)) <= 2
 
 
+def not_a_credential(value: str, *, literal: bool) -> bool:
+    """True if ``value``, found where a secret could stand, is evidently none: a
+    placeholder, a public JWT, a name (:func:`~viva_store.redact.names.is_name`) or a
+    single short word (a test literal or a default such as ``pass``, ``postgres``)."""
+    return (
+        is_placeholder(value)
+        or is_public_jwt(value)
+        or is_name(value, literal=literal)
+        or is_word(value)
+    )
+
+
 def looks_like_secret(value: str, *, literal: bool, spaces: bool = False) -> bool:
     """Decide whether an assigned ``value`` should be redacted.
 
     ``literal`` is true when the syntax says the value is data (quoted, or a
-    ``.env`` line such as ``API_KEY=abc``); then anything that is not a
-    placeholder counts. Otherwise (``token = make_token()``, YAML, prose) the
-    value must look random: contain a digit or a symbol, or be a long
-    mixed-case word. A value with whitespace is prose unless ``spaces``
+    ``.env`` line such as ``API_KEY=abc``); then anything that is not evidently
+    something else (:func:`not_a_credential`) counts. Otherwise (``token =
+    make_token()``, YAML, prose) the value must look random: contain a digit or
+    a symbol, or be a long mixed-case word. A value with whitespace is prose unless ``spaces``
     (a passphrase under a ``"password"`` key of a JSON object).
     """
-    if len(value) < 4 or is_placeholder(value) or is_public_jwt(value):
+    if len(value) < 4 or not_a_credential(value, literal=literal):
         return False
     if not spaces and any(c.isspace() for c in value):
-        return False
-    if is_name(value, literal=literal):
         return False
     if literal:
         return True
@@ -191,9 +150,8 @@ def secret_group(m: re.Match[str]) -> str:
 
 
 def accept_value(m: re.Match[str]) -> bool:
-    """Accept a match whose secret is not a placeholder."""
-    value = secret_group(m)
-    return not is_placeholder(value)
+    """Accept a match whose secret is not a placeholder, a name or a single short word."""
+    return not not_a_credential(secret_group(m), literal=True)
 
 
 def accept_random(m: re.Match[str]) -> bool:
