@@ -89,11 +89,30 @@ def planted(rules: tuple[Rule, ...]) -> Iterator[Plant]:
             yield Plant(rule.id, shape, make(found), found.secret)
 
 
-def leaked(plant: Plant, output: str) -> list[str]:
-    """Pieces of the planted secret still in ``output`` (markers aside; decoded too)."""
+def leaked(plant: Plant, output: str, ignore: frozenset[str] = frozenset()) -> list[str]:
+    """Pieces of the planted secret still in ``output`` (markers aside; decoded too), but
+    for those in ``ignore`` (pieces other secrets or rule names share)."""
     bare = _MARKER.sub("", output)
     pieces = survivors(plant.secret, bare)
     if plant.shape == "json-escaped":
         escaped = orjson.dumps(plant.secret).decode()[1:-1]
         pieces += survivors(escaped, bare)
-    return pieces
+    return [p for p in pieces if p not in ignore]
+
+
+def shared_pieces(plants: list[Plant], names: list[str]) -> frozenset[str]:
+    """Pieces (as :func:`leaked` cuts them) of more than one distinct secret, or of a name:
+    finding one says nothing about which secret leaked."""
+    owners: dict[str, set[str]] = {}
+    for plant in plants:
+        for piece in _pieces(plant.secret):
+            owners.setdefault(piece, set()).add(plant.secret)
+    joined = "\n".join(names)
+    return frozenset(p for p, secrets in owners.items() if len(secrets) > 1 or p in joined)
+
+
+def _pieces(secret: str, width: int = 16) -> set[str]:
+    if len(secret) <= width:
+        return {secret}
+    pieces = {secret[i : i + width] for i in range(0, len(secret) - width + 1, width // 2)}
+    return pieces | {secret[-width:]}

@@ -77,7 +77,9 @@ def _spans(rs: RuleSet, text: str) -> list[tuple[int, int, int]]:
     overlapping spans, the one starting first (then the rule listed first) names the marker.
     Undecoded JSON is also read with its escapes decoded (:mod:`~viva_store.redact.escapes`)."""
     found = _found(rs, text)
-    if "\\" in text:
+    # Escaped quotes or tabs (`\"key\": \"value\"`) hide what some rules look for;
+    # escaped line breaks alone every rule understands.
+    if '\\"' in text or "\\t" in text:
         view = EscapedView(text)
         if view.escaped:
             found += [(*view.to_raw(s, e), i) for s, e, i in _found(rs, view.view)]

@@ -99,23 +99,23 @@ class KeywordIndex:
 
     def _find_fast(self, text: str, scanner: tuple[Any, Any]) -> dict[int, list[int]]:
         data = text.encode("utf-8", "surrogatepass")
-        ends: dict[int, list[int]] = {}
+        hits: list[tuple[int, int]] = []  # (end, entry), in order of end: Hyperscan's order
 
         def on_match(entry: int, _from: int, to: int, _flags: int, _ctx: Any) -> None:
-            ends.setdefault(entry, []).append(to)
+            hits.append((to, entry))
 
         database, scratch = scanner
         database.scan(data, match_event_handler=on_match, scratch=scratch)
-        if not ends:
+        if not hits:
             return {}
         if len(data) != len(text):
-            ends = _to_chars(data, ends)
+            hits = _to_chars(data, hits)
         found: dict[int, list[int]] = {}
-        for entry, positions in ends.items():
-            size = len(self._entries[entry][0])
-            starts = [to - size for to in positions]
-            for rule in self._rules[entry]:
-                found.setdefault(rule, []).extend(starts)
+        entries, rules = self._entries, self._rules
+        for to, entry in hits:
+            start = to - len(entries[entry][0])
+            for rule in rules[entry]:
+                found.setdefault(rule, []).append(start)
         return found
 
     # -- the regex prefilter --------------------------------------------------
@@ -185,13 +185,17 @@ def _union(entries: dict[Entry, frozenset[int]], *, caseless: bool) -> dict[str,
     return {kw: frozenset(rules) for kw, rules in out.items()}
 
 
-def _to_chars(data: bytes, ends: dict[int, list[int]]) -> dict[int, list[int]]:
-    """Byte offsets (each the end of an ASCII keyword) as character offsets, in one walk."""
-    order = sorted((to, entry) for entry, positions in ends.items() for to in positions)
-    out: dict[int, list[int]] = {}
-    chars = pos = 0
-    for to, entry in order:
-        chars += len(data[pos:to].decode("utf-8", "surrogatepass"))
+# A UTF-8 continuation byte (10xxxxxx) adds no character.
+_CONTINUATION = bytes(1 if 0x80 <= b < 0xC0 else 0 for b in range(256))
+
+
+def _to_chars(data: bytes, hits: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Byte offsets (in order, each the end of an ASCII keyword) as character offsets."""
+    marks = data.translate(_CONTINUATION)
+    out: list[tuple[int, int]] = []
+    skipped = pos = 0
+    for to, entry in hits:
+        skipped += marks.count(1, pos, to)
         pos = to
-        out.setdefault(entry, []).append(chars)
+        out.append((to - skipped, entry))
     return out

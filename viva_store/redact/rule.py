@@ -78,9 +78,20 @@ Locate = Callable[[re.Match[str]], "tuple[int, int] | None"]
 
 
 def ascii_lower(text: str) -> str:
-    """``text`` with ASCII letters lower-cased and every other character kept, same length."""
+    """``text`` with ASCII letters lower-cased and every other character kept, same length.
+
+    The last text and its copy are remembered: the rules tried on one text ask for it
+    one after another."""
+    if _last[0] is text:
+        return _last[1]
     low = text.lower()
-    return low if len(low) == len(text) else text.translate(_ASCII_LOWER)
+    if len(low) != len(text):
+        low = text.translate(_ASCII_LOWER)
+    _last[:] = [text, low]
+    return low
+
+
+_last: list[str] = ["", ""]
 
 
 _ASCII_LOWER = {c: c + 32 for c in range(ord("A"), ord("Z") + 1)}
