@@ -3,6 +3,7 @@ start with one clear clause per bad entry, then in force for every redaction."""
 
 from __future__ import annotations
 
+import pickle
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -124,3 +125,14 @@ def test_opening_the_store_checks_the_table(tmp_path: Path, db_url: str) -> None
         store.close()
     Store.open(Config(home=home, db_url=db_url)).close()
     assert redact.redacted(ACME) == ACME
+
+
+def test_the_settings_in_force_can_be_handed_to_another_process() -> None:
+    settings = settings_from_config({"rules": [RULE], "allow": ["x"]})
+    configure(settings)
+    handed = pickle.loads(pickle.dumps(redact.active().settings))
+    assert handed == settings
+    configure(None)
+    assert redact.redacted(ACME) == ACME
+    configure(handed)  # what a reader process would do on start
+    assert redact.redacted(ACME) == "[REDACTED:acme-token]"

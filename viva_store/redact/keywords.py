@@ -4,8 +4,9 @@ A keyword is exact (matched as written) or caseless (written in lower case,
 matched in any ASCII case), and perhaps *bounded*: it counts only at the start
 of a word (after a character that is no ASCII letter, digit or ``_``, or after
 a JSON escape or a terminal colour code), because the rules it gates match
-only there. With Hyperscan (Linux x86-64 wheels) one pass of a multi-literal
-automaton over the UTF-8 text reports every occurrence of every keyword; the
+only there; the boundary is checked where such a keyword is found. With
+Hyperscan (Linux x86-64 wheels) one pass of a multi-literal automaton over the
+UTF-8 text reports every occurrence of every keyword; the
 same question is answered without it by the regex prefilter
 (:mod:`viva_store.redact.prefilter`). Both give the same answer exactly (a
 property test holds them to it); Hyperscan is an order of magnitude faster.
@@ -14,6 +15,7 @@ property test holds them to it); Hyperscan is an order of magnitude faster.
 from __future__ import annotations
 
 import bisect
+import re
 import threading
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -32,21 +34,21 @@ Entry = tuple[str, bool, bool]
 
 # No keyword holds a newline, so no match can span two texts joined by one.
 _SEP = b"\n"
-# The same boundary as :func:`at_boundary` for Hyperscan, which has no look-behind.
-_HS_BOUNDARY = rb"(?:^|[^A-Za-z0-9_]|\\[nrtbf]|\\u[0-9a-fA-F]{4}|[\[;][0-9]{1,2}m)"
+_WORD_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+_ESCAPE_BEFORE = re.compile(rb"(?:\\[nrtbf]|\\u[0-9a-fA-F]{4}|[\[;][0-9]{1,2}m)\Z")
 
 
-def _expression(keyword: str, caseless: bool, bounded: bool) -> bytes:
-    """A Hyperscan expression for one keyword (bytes hex-escaped, letters as [aA] when
-    caseless, so that the case-blind part never reaches the boundary)."""
-    parts = []
-    for ch in keyword:
-        if caseless and ch.isalpha():
-            parts.append(f"[\\x{ord(ch.lower()):02x}\\x{ord(ch.upper()):02x}]")
-        else:
-            parts.append(f"\\x{ord(ch):02x}")
-    literal = "".join(parts).encode()
-    return _HS_BOUNDARY + literal if bounded else literal
+def _at_boundary(data: bytes, start: int) -> bool:
+    """:func:`~viva_store.redact.rule.at_boundary` over UTF-8 bytes (a non-ASCII character
+    before ``start`` ends in a byte that is no ASCII word character, as it should)."""
+    if start == 0 or data[start - 1] not in _WORD_BYTES:
+        return True
+    return _ESCAPE_BEFORE.search(data, max(0, start - 6), start) is not None
+
+
+def _expression(keyword: str) -> bytes:
+    """A Hyperscan expression matching exactly ``keyword`` (every byte hex-escaped)."""
+    return "".join(f"\\x{b:02x}" for b in keyword.encode()).encode()
 
 
 class KeywordIndex:
@@ -57,6 +59,8 @@ class KeywordIndex:
             raise ValueError("keywords are ASCII, two characters or more, and hold no newline")
         self._entries = sorted(entries)
         self._rules = [tuple(sorted(entries[e])) for e in self._entries]
+        self._sizes = [len(kw) for kw, _, _ in self._entries]
+        self._bounded = [b for _, _, b in self._entries]
         self.exact = _union(entries, caseless=False)
         self.caseless = _union(entries, caseless=True)
         # keyword -> (entry index, bounded) for the regex prefilter
@@ -81,11 +85,13 @@ class KeywordIndex:
             with self._lock:
                 if self._database is None:
                     db = _hs.Database(mode=_hs.HS_MODE_BLOCK)
+                    # Plain literals compile in milliseconds; a word boundary is checked
+                    # where a bounded keyword is found, in the match callback.
                     db.compile(
-                        expressions=[_expression(*e) for e in self._entries],
+                        expressions=[_expression(kw) for kw, _, _ in self._entries],
                         ids=list(range(len(self._entries))),
                         elements=len(self._entries),
-                        flags=[0] * len(self._entries),
+                        flags=[_hs.HS_FLAG_CASELESS if c else 0 for _, c, _ in self._entries],
                     )
                     self._database = db
         scratch = getattr(self._local, "scratch", None)
@@ -100,9 +106,11 @@ class KeywordIndex:
     def _find_fast(self, text: str, scanner: tuple[Any, Any]) -> dict[int, list[int]]:
         data = text.encode("utf-8", "surrogatepass")
         hits: list[tuple[int, int]] = []  # (end, entry), in order of end: Hyperscan's order
+        sizes, bounded = self._sizes, self._bounded
 
         def on_match(entry: int, _from: int, to: int, _flags: int, _ctx: Any) -> None:
-            hits.append((to, entry))
+            if not bounded[entry] or _at_boundary(data, to - sizes[entry]):
+                hits.append((to, entry))
 
         database, scratch = scanner
         database.scan(data, match_event_handler=on_match, scratch=scratch)
@@ -168,12 +176,16 @@ class KeywordIndex:
             pos += len(part) + 1
             ends.append(pos)
         found: set[int] = set()
+        data = _SEP.join(parts)
+        sizes, bounded = self._sizes, self._bounded
 
-        def on_match(_id: int, _from: int, end: int, _flags: int, _ctx: Any) -> None:
-            found.add(bisect.bisect_right(ends, end - 1))
+        def on_match(entry: int, _from: int, end: int, _flags: int, _ctx: Any) -> None:
+            # A text's first byte follows the separator: a boundary, as at a text's start.
+            if not bounded[entry] or _at_boundary(data, end - sizes[entry]):
+                found.add(bisect.bisect_right(ends, end - 1))
 
         database, scratch = scanner
-        database.scan(_SEP.join(parts), match_event_handler=on_match, scratch=scratch)
+        database.scan(data, match_event_handler=on_match, scratch=scratch)
         return found
 
 
