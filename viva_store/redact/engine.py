@@ -28,8 +28,9 @@ from viva_store.redact.values import looks_like_secret
 __all__ = ["RULESET_VERSION", "Hit", "PathHit", "may_hold_secret", "redact_obj", "redact_text"]
 
 _MARKER_RE = re.compile(r"\[REDACTED:[a-z0-9-]{1,64}\]")
-# Strings of a decoded object are scanned together, joined by a blank line: no
-# rule matches across one, and one scan of a long text beats many short ones.
+# Strings of a decoded object are scanned together, joined by a blank line (one scan
+# of a long text beats many short ones); each string a span touches is then redacted
+# on its own, so a match running across the join redacts nothing by itself.
 _JOIN = "\n\n"
 _MAX_NESTING = 8
 _MAX_PASSES = 4

@@ -4,12 +4,13 @@ A keyword is exact (matched as written) or caseless (written in lower case,
 matched in any ASCII case), and perhaps *bounded*: it counts only at the start
 of a word (after a character that is no ASCII letter, digit or ``_``, or after
 a JSON escape or a terminal colour code), because the rules it gates match
-only there; the boundary is checked where such a keyword is found. With
-Hyperscan (Linux x86-64 wheels) one pass of a multi-literal automaton over the
-UTF-8 text reports every occurrence of every keyword; the
-same question is answered without it by the regex prefilter
-(:mod:`viva_store.redact.prefilter`). Both give the same answer exactly (a
-property test holds them to it); Hyperscan is an order of magnitude faster.
+only there; the boundary is checked where such a keyword is found.
+
+With Hyperscan (Linux x86-64 wheels) one pass of a multi-literal automaton over
+the UTF-8 text reports every occurrence of every keyword; without it the regex
+prefilter (:mod:`viva_store.redact.prefilter`) answers the same question. Both
+give the same answer exactly (a property test holds them to it); Hyperscan is an
+order of magnitude faster.
 """
 
 from __future__ import annotations

@@ -1,11 +1,13 @@
 """Keyword prefilter without Hyperscan: where keywords occur in a text, by one regex.
 
-Checking ~150 keywords with ``in`` costs ~150 scans of the text. Instead all
-keywords go into one alternation. Each keyword is written to start at one of
+Checking hundreds of keywords with ``in`` costs as many scans of the text.
+Instead all keywords go into one alternation. Each keyword is written to start at one of
 a few *rare* "anchor" characters (chosen by a weighted set cover over
 character frequencies; the part of the keyword before the anchor is checked
 by a look-behind), so the regex engine's first-character filter skips most
-of an ordinary text and only stops at the rare anchors.
+of an ordinary text and only stops at the rare anchors. At each stop every
+keyword anchored at that character is checked, so overlapping keywords are all
+reported, as Hyperscan reports them.
 """
 
 from __future__ import annotations

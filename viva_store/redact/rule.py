@@ -4,10 +4,11 @@ A :class:`Rule` knows how to find its own secrets in a text (:meth:`Rule.spans`)
 the engine decides *when* to ask (keyword prefilter) and merges what the rules
 report. Nothing here does I/O.
 
-Example secrets are never written out in this package: each rule keeps its
-true-positive example as *parts* (a prefix plus a generated run of characters,
-see :func:`fill`), joined only at run time, so no file holds a token-shaped
-string.
+Example secrets are never written out in this package: each of Viva's rules
+keeps its true-positive example as *parts* (a prefix plus a generated run of
+characters, see :func:`fill`), joined only at run time, so no file holds a
+token-shaped string; the generated gitleaks rules get theirs from their
+patterns, in the tests.
 """
 
 from __future__ import annotations
