@@ -1,4 +1,4 @@
-"""Import throughput against its floors, in one run (issue 3's benchmark).
+"""Import throughput against its floors, in one run.
 
 Floors, measured on the same files in the same run:
 * parse-only: decode every line with orjson (no normalizing, no redaction, no store);
@@ -34,7 +34,7 @@ from gen_history import generate
 
 from viva_store.access import OWNER
 from viva_store.config import Config
-from viva_store.importing.harness.claude_code import reader as claude_code
+from viva_store.importing.harness.claude_code.reader import READER as claude_code
 from viva_store.importing.harness.lines import iter_lines, open_source, to_records
 from viva_store.importing.harness.model import SourceFile
 from viva_store.importing.pipeline import default_workers, run_import

@@ -1,26 +1,22 @@
-"""Skill weights: rebuild, a single use, projection — each beside its floor, in one run.
+"""Skill weights: rebuild, projection and a single use — each beside its floor, in one run.
 
-Issue 5's targets, on one store built here (5 members × 200 skills, a 200-skill library):
+The targets, on one store built here (5 members × 200 skills, a 200-skill library):
 
 * rebuilding the weights of 1,000,000 skill events within 1.5× a plain SQL aggregate over
   the same table, as a rebuild usually finds the cache (equal to the log: nothing to
   write) and with every cache row made stale first (all rewritten); floor: ``SELECT
   member, skill, count(*), sum(value) FROM skill_event GROUP BY member, skill``, as the
   engine plans it, and forced to a full scan on SQLite;
-* a single committed use ≤ 110 µs (the service's transaction: the credit check, the
-  position on the axis, the event, the O(1) fold into the cache; floor: an empty
-  committed write transaction, one bare INSERT in one, and one round trip to the
-  database — on PostgreSQL a use makes five: BEGIN, the write lock, the read, the
-  write, COMMIT);
 * a projection over a 200-skill library ≤ 50 ms (forgetting settled, BM25, the picks
   logged, principles; floor: BM25 alone).
 
 The log is a plausible mix: per session of a member, 6 ``projected``, 2 ``read`` and 2
 ``used`` events (uses tied to the session, 85 % successes), plus each member's 200
-entries, a few uses outside any session, owner corrections and track changes (those
-pairs take the rebuild's per-pair path). ``--mix uses`` makes every event a use (the
-worst case for a rebuild, which only reads weight events). Figures are medians of
-``--repeats``.
+entries, and for 50 pairs a track change and a use outside any session. ``--mix uses``
+makes every event a use (the worst case for a rebuild, which only reads weight events).
+Figures are medians of ``--repeats``. A single committed use (``record_use``) is timed
+too, beside an empty write transaction and a bare INSERT, for information only: it is a
+small part of a ``viva skill use`` process.
 
     python benchmarks/bench_skills.py [--events 1000000] [--repeats 5] [--db-url URL]
                                       [--mix plausible|uses]
@@ -46,7 +42,7 @@ from viva_store.access import OWNER
 from viva_store.config import Config
 from viva_store.db.schema import MEMBER_SKILL, SESSION, SKILL, SKILL_EVENT, STORE_META
 from viva_store.members.roster import get_member, load_team
-from viva_store.skills.credit import SessionRef, credit
+from viva_store.skills.credit import SessionRef, credit, session_ref
 from viva_store.skills.events import day_of, skill_params
 from viva_store.skills.library import import_skills
 from viva_store.skills.project import project
@@ -295,7 +291,9 @@ def new_sessions(ctx: Context, member: str, starts: dict[str, datetime]) -> list
     rows = [session_row(sid, at) for sid, at in starts.items()]
     ctx.store.write(lambda c: c.execute(insert(SESSION), rows))
     classify(ctx, list(starts), member)
-    return [SessionRef(sid, at) for sid, at in starts.items()]
+    refs = ctx.store.read(lambda c: [session_ref(c, member, sid) for sid in starts])
+    assert all(refs)
+    return [ref for ref in refs if ref is not None]
 
 
 def _stale_cache(ctx: Context) -> None:
@@ -386,13 +384,14 @@ def timed(times: list[float], work: Callable[[], Any]) -> Any:
 def bench_use(ctx: Context, params: Any, now: datetime, skills: list[str]) -> None:
     """A single committed use — the whole ``record_use`` call (``viva skill use M NAME
     --outcome success --session ID``): access, the session by its id, the cached state, the
-    credit check and the session's ordinal, the event, the O(1) fold into the cache, COMMIT —
-    interleaved with its floors so that a busy machine slows them alike."""
+    credit check, the event, the O(1) fold into the cache, COMMIT — and the credit's write
+    transaction alone, interleaved with empty transactions and bare INSERTs so that a busy
+    machine slows them alike. Printed for information: there is no target."""
     member, store = "deven", ctx.store
     # The floors log reads dated after every use, so no credit check is bounded by them.
     later = now + timedelta(days=30)
     bare = BareInsert(ctx, event(member, skills[0], "read", later, 0))
-    names = ("use", "credit", "core", "raw_empty", "bare", "trip", "core_empty", "core_insert")
+    names = ("use", "credit", "bare", "trip", "core_empty", "core_insert")
     times: dict[str, list[float]] = {name: [] for name in names}
     statement = insert(SKILL_EVENT)  # compiled once, like the service's statements
     row = event(member, skills[0], "read", later, 0)
@@ -402,11 +401,11 @@ def bench_use(ctx: Context, params: Any, now: datetime, skills: list[str]) -> No
         return credit(conn, params, at, member, skill, "success", session, None, "owner", "bench")
 
     # Sessions 20 minutes apart, as in the generated history, each using every active
-    # skill once: 6 for `record_use`, then 6 for the credit alone, then 6 for the credit
-    # through SQLAlchemy's transaction (each six classified at once: one rebuild).
+    # skill once: 6 for `record_use`, then 6 for the credit alone (each six classified at
+    # once: one rebuild).
     rounds, spacing = 6, timedelta(minutes=20)
     active: list[str] = []
-    for k, kind in enumerate(("use", "credit", "core")):
+    for k, kind in enumerate(("use", "credit")):
         starts = {
             f"sbench-{kind}{n}": now + timedelta(minutes=5) + spacing * (k * rounds + n)
             for n in range(rounds)
@@ -429,12 +428,7 @@ def bench_use(ctx: Context, params: Any, now: datetime, skills: list[str]) -> No
                     credited += done.credited
                 else:
                     mine = partial(credit_in, skill=skill, session=session, at=at)
-                    if kind == "credit":
-                        timed(times[kind], partial(store.write_raw, mine))
-                    else:
-                        timed(times[kind], partial(store.write, mine))
-            for _ in active:
-                timed(times["raw_empty"], lambda: store.write_raw(lambda tx: None))
+                    timed(times[kind], partial(store.write, mine))
             for _ in active:
                 timed(times["bare"], bare)
             for _ in active:
@@ -448,14 +442,12 @@ def bench_use(ctx: Context, params: Any, now: datetime, skills: list[str]) -> No
     bare.close()
     med = {name: statistics.median(ts) * 1e6 for name, ts in times.items()}
     print(
-        f"single committed use (record_use): {med['use']:.0f} µs (target ≤ 110 µs; median of "
-        f"{len(times['use'])}, {credited} credited) — floor: bare DBAPI INSERT + COMMIT "
-        f"{med['bare']:.0f} µs ({med['use'] / med['bare']:.1f}×), one round trip (SELECT 1) "
-        f"{med['trip']:.0f} µs, empty DBAPI write "
-        f"transaction (the write lock taken, COMMIT) {med['raw_empty']:.0f} µs; the credit's "
-        f"transaction alone {med['credit']:.0f} µs; the same credit through SQLAlchemy's "
-        f"write transaction {med['core']:.0f} µs (its empty transaction {med['core_empty']:.0f} "
-        f"µs, one Core INSERT committed {med['core_insert']:.0f} µs)"
+        f"single committed use (record_use): {med['use']:.0f} µs (median of "
+        f"{len(times['use'])}, {credited} credited; no target) — the credit's write "
+        f"transaction alone {med['credit']:.0f} µs; an empty write transaction "
+        f"{med['core_empty']:.0f} µs, one Core INSERT committed {med['core_insert']:.0f} µs, "
+        f"bare DBAPI INSERT + COMMIT {med['bare']:.0f} µs, one round trip (SELECT 1) "
+        f"{med['trip']:.0f} µs"
     )
 
 

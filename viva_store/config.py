@@ -70,6 +70,11 @@ def default_home() -> Path:
     return Path(user_data_dir("viva", appauthor=False))
 
 
+def home_db_url(home: Path) -> str:
+    """The URL of the SQLite store kept in ``home``."""
+    return f"sqlite:///{home / 'viva.db'}"
+
+
 @dataclass(frozen=True)
 class Config:
     """Resolved locations and the parsed ``config.toml``."""
@@ -89,13 +94,18 @@ class Config:
     def is_sqlite(self) -> bool:
         return self.db_url.startswith("sqlite")
 
+    @property
+    def default_db_url(self) -> str:
+        """The store ``VIVA_HOME`` holds when ``VIVA_DB_URL`` names none."""
+        return home_db_url(self.home)
+
 
 def load_config(env: Mapping[str, str] | None = None) -> Config:
     """Resolve ``VIVA_HOME`` / ``VIVA_DB_URL`` and read ``config.toml`` if present."""
     env = os.environ if env is None else env
     home_text = env.get("VIVA_HOME")
     home = Path(home_text).expanduser() if home_text else default_home()
-    db_url = env.get("VIVA_DB_URL") or f"sqlite:///{home / 'viva.db'}"
+    db_url = env.get("VIVA_DB_URL") or home_db_url(home)
     raw: dict[str, Any] = {}
     path = home / CONFIG_FILE
     if path.is_file():
@@ -107,7 +117,12 @@ def load_config(env: Mapping[str, str] | None = None) -> Config:
 
 
 def ensure_home(config: Config) -> None:
-    """Create ``VIVA_HOME`` (0700) and a commented ``config.toml`` on first use."""
+    """Create ``VIVA_HOME`` (0700) and a commented ``config.toml`` on first use.
+
+    A home that exists but cannot be written (a read-only mount) is left as it is: its
+    store can still be read."""
+    if config.home.is_dir() and not os.access(config.home, os.W_OK):
+        return
     config.home.mkdir(parents=True, exist_ok=True, mode=0o700)
     path = config.home / CONFIG_FILE
     if not path.exists():

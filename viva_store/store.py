@@ -13,7 +13,8 @@ from datetime import datetime
 from typing import TypeVar
 
 from sqlalchemy import Connection, Engine
-from sqlalchemy.exc import OperationalError, SQLAlchemyError
+from sqlalchemy.engine import URL, make_url
+from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError, SQLAlchemyError
 
 from viva_store import clock, redact
 from viva_store.access import OWNER, Actor
@@ -21,7 +22,6 @@ from viva_store.config import CONFIG_FILE, Config, ensure_home, load_config
 from viva_store.db import engine as db_engine
 from viva_store.db.guards import missing_guards
 from viva_store.db.migrate import upgrade
-from viva_store.db.raw import RawTx, RawWriter
 from viva_store.db.schema import APPEND_ONLY
 from viva_store.errors import StoreError
 
@@ -34,26 +34,44 @@ class Store:
     def __init__(self, engine: Engine, config: Config) -> None:
         self.engine = engine
         self.config = config
-        self._raw = RawWriter(engine)
 
     @classmethod
     def open(cls, config: Config | None = None) -> Store:
-        """Open (creating and upgrading when needed) the store ``config`` names."""
+        """Open (creating and upgrading when needed) the store ``config`` names.
+
+        Every way this can fail is one line of :class:`StoreError`: a URL that is not a
+        database URL or names an engine Viva does not support, a missing driver, a
+        folder that does not exist, a damaged or read-only file, a server that refuses.
+        """
         config = config or load_config()
         # The user's own rules are checked before anything is opened: a bad rule is an
         # error now, not a secret that slips through later.
         where = str(config.home / CONFIG_FILE)
         redact.configure(redact.settings_from_config(config.section("redact"), where))
-        if config.is_sqlite:
-            ensure_home(config)
+        url = _checked_url(config.db_url)
+        if config.is_sqlite and config.db_url == config.default_db_url:
+            ensure_home(config)  # the default store lives in VIVA_HOME, made on first use
         try:
             engine = db_engine.make_engine(config.db_url)
+        except (NoSuchModuleError, ModuleNotFoundError) as exc:
+            raise StoreError(
+                f"no driver for {url.drivername} is installed ({exc}); for PostgreSQL: "
+                "pip install 'psycopg[binary]'"
+            ) from exc
+        shown = url.render_as_string(hide_password=True)
+        try:
             upgrade(engine)
             missing = db_engine.read(engine, lambda c: missing_guards(c, APPEND_ONLY))
-        except OperationalError as exc:
-            raise StoreError(f"cannot open the store at {_safe_url(config)}: {exc.orig}") from exc
+        except StoreError as exc:
+            engine.dispose()
+            raise StoreError(f"cannot open the store at {shown}: {exc}") from exc
+        except DBAPIError as exc:
+            engine.dispose()
+            reason = str(exc.orig).splitlines()[0] if exc.orig is not None else type(exc).__name__
+            raise StoreError(f"cannot open the store at {shown}: {reason}") from exc
         except SQLAlchemyError as exc:
-            raise StoreError(f"cannot open the store at {_safe_url(config)}: {exc}") from exc
+            engine.dispose()
+            raise StoreError(f"cannot open the store at {shown}: {exc}".splitlines()[0]) from exc
         if missing:
             engine.dispose()
             raise StoreError(
@@ -62,14 +80,14 @@ class Store:
             )
         return cls(engine, config)
 
+    @property
+    def read_only(self) -> bool:
+        """Whether the store was opened read-only (its SQLite file cannot be written)."""
+        return self.engine.url.query.get("mode") == "ro"
+
     def write(self, work: Callable[[Connection], T]) -> T:
         """One short write transaction (retried while the store is busy)."""
         return db_engine.write(self.engine, work)
-
-    def write_raw(self, work: Callable[[RawTx], T]) -> T:
-        """One short write transaction on the DBAPI connection (a hot path's prepared
-        statements; see :mod:`viva_store.db.raw`), retried while the store is busy."""
-        return self._raw.write(work)
 
     def read(self, work: Callable[[Connection], T]) -> T:
         """One read transaction."""
@@ -80,15 +98,28 @@ class Store:
         return clock.now()
 
     def close(self) -> None:
-        self._raw.close()
         self.engine.dispose()
 
 
-def _safe_url(config: Config) -> str:
-    """The database URL without its password (error messages reach the terminal)."""
-    from sqlalchemy.engine import make_url
+ENGINES = ("sqlite", "postgresql")
 
-    return make_url(config.db_url).render_as_string(hide_password=True)
+
+def _checked_url(text: str) -> URL:
+    """``text`` as a database URL of an engine Viva supports, or a one-line error that
+    never repeats the text (it may hold a password)."""
+    try:
+        url = make_url(text)
+    except ArgumentError as exc:
+        raise StoreError(
+            "VIVA_DB_URL is not a database URL; give one such as sqlite:////path/to/viva.db "
+            "or postgresql+psycopg://user@host/viva"
+        ) from exc
+    if url.get_backend_name() not in ENGINES:
+        raise StoreError(
+            f"VIVA_DB_URL names {url.get_backend_name()}: Viva keeps its store in SQLite or "
+            "PostgreSQL"
+        )
+    return url
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,6 +16,7 @@ from functools import partial
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from textual import on, work
 from textual.app import App, SystemCommand
 from textual.message import Message
 from textual.screen import Screen
@@ -119,10 +120,12 @@ class VivaApp(App[None]):
         self.theme_changed_signal.subscribe(self, self._theme_changed)
 
     def on_ready(self) -> None:
-        """The first frame is on screen: now open the store (imports and all) in a thread."""
-        self.run_worker(self._open, name=OPEN, group=OPEN, thread=True, exit_on_error=False)
+        """The first frame is on screen: now open the store (imports and all)."""
+        self.open_store()
 
-    def _open(self) -> None:
+    @work(thread=True, group=OPEN, exit_on_error=False)
+    def open_store(self) -> None:
+        """Connect in a thread; the screen's waiting requests start once it is open."""
         from viva_tui.screens.backend import Backend
 
         backend = Backend(self._connect())
@@ -133,9 +136,19 @@ class VivaApp(App[None]):
         if isinstance(screen, MainScreen):
             screen.store_opened(message.backend, message.harnesses)
 
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+    @on(Worker.StateChanged)
+    def _store_not_opened(self, event: Worker.StateChanged) -> None:
+        """The app's own worker (the screen's workers report to the screen's handler)."""
         if event.worker.group == OPEN and event.state == WorkerState.ERROR and event.worker.error:
-            self.show_error(event.worker.error, "opening the store")
+            from viva_tui.screens.unavailable import StoreUnavailable
+
+            error = event.worker.error
+            if not isinstance(error, VivaError):
+                self.log.error("".join(traceback.format_exception(error)))
+            reason = (
+                str(error) if isinstance(error, VivaError) else f"{type(error).__name__}: {error}"
+            )
+            self.push_screen(StoreUnavailable(reason))
 
     def _theme_changed(self, theme: Theme) -> None:
         self.remember(theme=theme.name)

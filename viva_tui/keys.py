@@ -6,8 +6,9 @@ Users remap a binding by its id in ``$VIVA_HOME/config.toml``::
     "triage.nobody" = "N"
     "viva.pane.triage" = "2,f2"
 
-Triage's one-key-per-member bindings are made at run time (ids
-``triage.assign.<member>``); :func:`member_keys` chooses their letters.
+Triage's one-key-per-member bindings are made once the roster is known (ids
+``triage.assign.<member>``): :func:`member_keys` chooses their letters and
+:func:`member_bindings` makes them.
 """
 
 from __future__ import annotations
@@ -138,6 +139,21 @@ def member_keys(names: Iterable[str], reserved: Iterable[str]) -> dict[str, str]
                 taken.add(ch)
                 break
     return out
+
+
+def member_bindings(keys: Mapping[str, str]) -> list[Binding]:
+    """One hidden binding per ``member: key``, filing the session into that member."""
+    return [
+        Binding(
+            key,
+            f"assign({name!r})",
+            f"→ {name}",
+            show=False,
+            id=f"{ASSIGN_PREFIX}{name}",
+            tooltip=f"File into {name}'s experience",
+        )
+        for name, key in keys.items()
+    ]
 
 
 def triage_reserved() -> set[str]:

@@ -1,9 +1,9 @@
-"""Messages between the panes and the screen (harlequin's and frogmouth's way).
+"""What the screen's workers report back: past-tense messages (harlequin's way).
 
-Panes are passive: they post *requests* (``…Requested``) and the screen answers by
-running a thread worker that calls a service and posts a *past-tense* message back
-(``TriagePageLoaded``, ``SessionsClassified``). Past-tense messages are posted to the
-screen only (``bubble=False``); the screen hands their records to the pane.
+Panes post their requests as messages nested in their own class
+(``TriagePane.AssignRequested``); the screen answers each in a named thread worker that
+calls the backend and posts one of these to the screen only (``bubble=False``), e.g.
+``TriagePageLoaded`` or ``SessionsClassified``. The screen hands their records to the pane.
 
 Messages are compared by identity and shown by Textual's own repr, so the dataclasses
 skip ``__eq__`` and ``__repr__`` (this module loads before the first frame).
@@ -16,75 +16,18 @@ from typing import TYPE_CHECKING, Any
 
 from textual.message import Message
 
-from viva_tui.screens.shapes import MemberRow, Page, Query, Transcript
-
 if TYPE_CHECKING:
-    from viva_store.records import SessionRecord
     from viva_store.triage.service import Suggestion
-
-# Requests (posted by panes and dialogs) ---------------------------------------------------
-
-
-@dataclass(eq=False, repr=False)
-class MemberChosen(Message):
-    """The owner picked the member the Timeline and Skills panes show."""
-
-    name: str
-
-
-@dataclass(eq=False, repr=False)
-class PageRequested(Message):
-    """A pane wants a page of sessions (``member`` None: the triage queue)."""
-
-    pane: str
-    query: Query
-    offset: int
-    member: str | None = None
-
-
-@dataclass(eq=False, repr=False)
-class PreviewRequested(Message):
-    """A list's cursor rests on a session: show its transcript in ``pane``'s preview."""
-
-    session_id: str
-    pane: str = "triage"
-
-
-@dataclass(eq=False, repr=False)
-class TranscriptRequested(Message):
-    """Open a session's transcript in a dialog."""
-
-    session_id: str
-
-
-@dataclass(eq=False, repr=False)
-class AssignRequested(Message):
-    """File these sessions into ``member``'s experience (None: nobody's)."""
-
-    session_ids: tuple[str, ...]
-    member: str | None
-
-
-@dataclass(eq=False, repr=False)
-class PickRequested(Message):
-    """Ask the owner which member these sessions belong to, then assign."""
-
-    session_ids: tuple[str, ...]
-
-
-@dataclass(eq=False, repr=False)
-class AcceptRequested(Message):
-    """Accept the suggestions: ``(session id, member)`` pairs."""
-
-    pairs: tuple[tuple[str, str], ...]
-
-
-@dataclass(eq=False, repr=False)
-class UndoRequested(Message):
-    """Undo the last triage action."""
-
-
-# Results (posted by workers to the screen) -------------------------------------------------
+    from viva_tui.views import (
+        CurveData,
+        MemberRow,
+        Page,
+        PrinciplesData,
+        SearchResult,
+        SkillsData,
+        TimelineEvents,
+        Transcript,
+    )
 
 
 @dataclass(eq=False, repr=False)
@@ -96,12 +39,43 @@ class MembersLoaded(Message, bubble=False):
 
 
 @dataclass(eq=False, repr=False)
-class PageLoaded(Message, bubble=False):
-    """A page of sessions for ``pane`` arrived."""
+class TranscriptLoaded(Message, bubble=False):
+    """A full transcript to show in a dialog."""
 
-    pane: str
+    transcript: Transcript
+
+
+@dataclass(eq=False, repr=False)
+class DocumentLoaded(Message, bubble=False):
+    """A Markdown document to show (a skill's body)."""
+
+    title: str
+    markdown: str
+
+
+@dataclass(eq=False, repr=False)
+class ReportLoaded(Message, bubble=False):
+    """A week's report as Markdown."""
+
+    week: str
+    markdown: str
+
+
+# Triage -----------------------------------------------------------------------------------
+
+
+@dataclass(eq=False, repr=False)
+class TriagePageLoaded(Message, bubble=False):
+    """A page of the triage queue arrived."""
+
     page: Page
-    member: str | None = None
+
+
+@dataclass(eq=False, repr=False)
+class TriagePreviewLoaded(Message, bubble=False):
+    """The transcript for the triage preview."""
+
+    transcript: Transcript
 
 
 @dataclass(eq=False, repr=False)
@@ -109,21 +83,6 @@ class SuggestionsLoaded(Message, bubble=False):
     """Suggestions for the queued sessions, by session id."""
 
     suggestions: dict[str, Suggestion]
-
-
-@dataclass(eq=False, repr=False)
-class PreviewLoaded(Message, bubble=False):
-    """The transcript for a pane's preview."""
-
-    transcript: Transcript
-    pane: str = "triage"
-
-
-@dataclass(eq=False, repr=False)
-class TranscriptLoaded(Message, bubble=False):
-    """A full transcript to show in a dialog."""
-
-    transcript: Transcript
 
 
 @dataclass(eq=False, repr=False)
@@ -156,66 +115,7 @@ class ImportFinished(Message, bubble=False):
     new_sessions: tuple[str, ...] = field(default_factory=tuple)
 
 
-@dataclass(eq=False, repr=False)
-class SessionsChanged(Message, bubble=False):
-    """Sessions changed in the store (a classification or an import): reload lists."""
-
-    sessions: tuple[SessionRecord, ...] = ()
-
-
-# Principles -------------------------------------------------------------------------------
-
-
-@dataclass(eq=False, repr=False)
-class PrinciplesRequested(Message):
-    """The principles pane wants the queue and the history."""
-
-
-@dataclass(eq=False, repr=False)
-class DecisionWanted(Message):
-    """The owner pressed a decision key; the screen confirms, then stores it.
-
-    ``action``: approve | edit | reject | defer | rollback. ``ref`` is the candidate id
-    (the principle id for a rollback); ``text`` what the owner reads in the question.
-    """
-
-    action: str
-    ref: str
-    member: str
-    text: str
-    version: int = 0
-
-
-@dataclass(eq=False, repr=False)
-class EvidenceWanted(Message):
-    """Open one of the sessions a candidate cites."""
-
-    refs: tuple[str, ...]
-
-
-@dataclass(eq=False, repr=False)
-class PrinciplesLoaded(Message, bubble=False):
-    """The queue, history and active versions arrived."""
-
-    data: Any
-
-
-@dataclass(eq=False, repr=False)
-class PrincipleDecided(Message, bubble=False):
-    """A decision was stored; ``summary`` says what it did."""
-
-    summary: str
-
-
 # Timeline ---------------------------------------------------------------------------------
-
-
-@dataclass(eq=False, repr=False)
-class SearchRequested(Message):
-    """Search ``member``'s experience for ``text`` (empty: leave the search)."""
-
-    member: str
-    text: str
 
 
 @dataclass(eq=False, repr=False)
@@ -224,7 +124,22 @@ class TimelineLoaded(Message, bubble=False):
 
     member: str
     page: Page
-    events: Any
+    events: TimelineEvents
+
+
+@dataclass(eq=False, repr=False)
+class TimelinePageLoaded(Message, bubble=False):
+    """A further page of a member's timeline arrived."""
+
+    member: str
+    page: Page
+
+
+@dataclass(eq=False, repr=False)
+class TimelinePreviewLoaded(Message, bubble=False):
+    """The transcript for the timeline preview."""
+
+    transcript: Transcript
 
 
 @dataclass(eq=False, repr=False)
@@ -233,57 +148,24 @@ class SearchFinished(Message, bubble=False):
 
     member: str
     text: str
-    result: Any
+    result: SearchResult
 
 
 # Skills -----------------------------------------------------------------------------------
 
 
 @dataclass(eq=False, repr=False)
-class SkillsRequested(Message):
-    """The skills pane wants ``member``'s set."""
-
-    member: str
-    include_forgotten: bool
-
-
-@dataclass(eq=False, repr=False)
-class CurveRequested(Message):
-    """Plot this skill's curve."""
-
-    member: str
-    skill: str
-
-
-@dataclass(eq=False, repr=False)
-class SkillChangeWanted(Message):
-    """Reclaim a skill (``action`` reclaim) or move it to ``track`` (``action`` track)."""
-
-    action: str
-    member: str
-    skill: str
-    track: str = ""
-
-
-@dataclass(eq=False, repr=False)
-class SkillBodyWanted(Message):
-    """Read a skill's body."""
-
-    skill: str
-
-
-@dataclass(eq=False, repr=False)
 class SkillsLoaded(Message, bubble=False):
     """A member's skill set arrived."""
 
-    data: Any
+    data: SkillsData
 
 
 @dataclass(eq=False, repr=False)
 class CurveLoaded(Message, bubble=False):
     """A skill's curve arrived."""
 
-    data: Any
+    data: CurveData
 
 
 @dataclass(eq=False, repr=False)
@@ -294,24 +176,18 @@ class SkillChanged(Message, bubble=False):
     summary: str
 
 
-@dataclass(eq=False, repr=False)
-class ReportRequested(Message):
-    """Show the weekly report of ``week`` (None: the current week)."""
-
-    week: str | None = None
+# Principles -------------------------------------------------------------------------------
 
 
 @dataclass(eq=False, repr=False)
-class ReportLoaded(Message, bubble=False):
-    """A week's report as Markdown."""
+class PrinciplesLoaded(Message, bubble=False):
+    """The queue, history and active versions arrived."""
 
-    week: str
-    markdown: str
+    data: PrinciplesData
 
 
 @dataclass(eq=False, repr=False)
-class DocumentLoaded(Message, bubble=False):
-    """A Markdown document to show (a skill body, the weekly report)."""
+class PrincipleDecided(Message, bubble=False):
+    """A decision was stored; ``summary`` says what it did."""
 
-    title: str
-    markdown: str
+    summary: str

@@ -18,6 +18,7 @@ def _engine(cli_env: str) -> None:
     """Every CLI test runs on the engine under test."""
 
 
+@pytest.mark.fresh_store  # `viva init` creates the store
 def test_init_then_members_json_lists_the_team() -> None:
     assert run(["init"]).code == 0
     result = run(["members", "--json"])

@@ -3,22 +3,18 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
 from tests.cli.runner import Result, run
-from tests.store.recall_fixtures import NOW, PLANTED, build_history
+from tests.store.recall_fixtures import PLANTED
 from viva_store.members.grants import issue_grant
 from viva_store.store import Context
 
 
 @pytest.fixture
-def history(
-    ctx: Context, cli_env: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> dict[str, str]:
-    monkeypatch.setenv("VIVA_NOW", NOW.isoformat())
-    return build_history(ctx, tmp_path / "claude")
+def history(recall_history: dict[str, str], cli_env: str) -> dict[str, str]:
+    return recall_history
 
 
 def as_member(ctx: Context, monkeypatch: pytest.MonkeyPatch, name: str) -> None:

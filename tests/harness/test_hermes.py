@@ -1,55 +1,122 @@
-"""Hermes reader: legacy session JSON fixtures and a state.db built from SCHEMA_SQL."""
+"""Hermes reader: what is specific to its stores, over the project's fixtures.
+
+``state.db`` (built from ``tests/fixtures/hermes/state.sql``): live rows only,
+structured content, lineage and per-session token totals; legacy
+``session_<id>.json`` logs; the database wins over a log of the same session.
+"""
 
 from __future__ import annotations
 
-import shutil
 import sqlite3
 import threading
 import time
 from pathlib import Path
 from typing import Any
 
-import orjson
 import pytest
 
-from viva_store.importing.harness.hermes import reader as hermes
+from tests.fixture_layout import build_state_db, lay_out, root
+from tests.harness.cases import HM_ROOT
+from tests.harness.support import read_whole
+from viva_store.importing.harness.hermes.reader import READER as hermes
 from viva_store.importing.harness.model import ParsedChunk, Problem, SourceFile
 
-FIXTURES = Path(__file__).resolve().parents[2] / ".." / "shared" / "fixtures" / "harness-samples"
-HERMES = (FIXTURES / "hermes").resolve()
-
-pytestmark = pytest.mark.skipif(not HERMES.is_dir(), reason="shared fixtures not present")
-
-# A subset of SCHEMA_SQL (NousResearch/hermes-agent hermes_state_common.py, SCHEMA_VERSION 30).
-SCHEMA = """
-CREATE TABLE sessions (
-    id TEXT PRIMARY KEY, source TEXT NOT NULL, user_id TEXT, model TEXT, model_config TEXT,
-    system_prompt TEXT, parent_session_id TEXT, started_at REAL NOT NULL, ended_at REAL,
-    end_reason TEXT, message_count INTEGER DEFAULT 0, tool_call_count INTEGER DEFAULT 0,
-    input_tokens INTEGER DEFAULT 0, output_tokens INTEGER DEFAULT 0,
-    cache_read_tokens INTEGER DEFAULT 0, cache_write_tokens INTEGER DEFAULT 0,
-    reasoning_tokens INTEGER DEFAULT 0, cwd TEXT, git_branch TEXT, git_repo_root TEXT,
-    title TEXT, title_source TEXT, last_activity_at REAL, profile_name TEXT,
-    archived INTEGER NOT NULL DEFAULT 0,
-    FOREIGN KEY (parent_session_id) REFERENCES sessions(id));
-CREATE TABLE messages (
-    id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT NOT NULL REFERENCES sessions(id),
-    role TEXT NOT NULL, content TEXT, tool_call_id TEXT, tool_calls TEXT, tool_name TEXT,
-    timestamp REAL NOT NULL, token_count INTEGER, finish_reason TEXT, reasoning TEXT,
-    reasoning_content TEXT, reasoning_details TEXT, codex_reasoning_items TEXT,
-    _compressed_summary INTEGER NOT NULL DEFAULT 0, active INTEGER NOT NULL DEFAULT 1,
-    compacted INTEGER NOT NULL DEFAULT 0, display_kind TEXT);
-CREATE TABLE session_model_usage (
-    session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE, model TEXT NOT NULL,
-    billing_provider TEXT NOT NULL DEFAULT '', input_tokens INTEGER NOT NULL DEFAULT 0,
-    output_tokens INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (session_id, model, billing_provider));
-"""
-T0 = 1777500000.0  # 2026-04-29T21:20:00Z
+HM = root("hermes")
+T0 = 1773133200.0  # 2026-03-10T09:00:00Z, the root session's start in state.sql
 
 
 def read(source: SourceFile) -> tuple[list[ParsedChunk], list[Problem]]:
-    problems: list[Problem] = []
-    return list(hermes.read_source(source, problems)), problems
+    return read_whole(hermes, source)
+
+
+@pytest.fixture
+def state_db(tmp_path: Path) -> Path:
+    return build_state_db(HM / "state.sql", tmp_path / "state.db")
+
+
+def test_a_state_db_session_and_its_live_messages(state_db: Path) -> None:
+    chunks, problems = read(SourceFile("hermes", state_db, "sqlite"))
+    assert problems == []
+    sessions = by_id(chunks)
+    assert list(sessions) == [HM_ROOT, "b7c8d9e0", "20260310_090130_def456"]  # by start
+    root_session = sessions[HM_ROOT]
+    meta = root_session.meta
+    assert (meta.cwd, meta.git_branch, meta.project) == ("/home/dev/shop", "main", "/home/dev/shop")
+    assert (meta.title, meta.originator) == ("Fix the flaky cart test", "cli")
+    assert meta.models == {"claude-sonnet-4-6", "claude-haiku-4-5"}  # + session_model_usage
+    assert meta.started_at is not None and meta.started_at.timestamp() == T0
+    assert meta.ended_at is not None and meta.ended_at.timestamp() == T0 + 90
+    assert [(m.key, m.role, m.kind) for m in root_session.messages] == [
+        ("1", "user", ""),
+        ("2:thinking", "assistant", "thinking"),
+        ("2:call:call_db1", "assistant", "tool_call"),
+        ("3", "tool", "tool_result"),
+        ("5", "user", ""),  # row 4 was archived (active = 0)
+        ("6", "assistant", ""),
+    ]
+    msgs = {m.key: m for m in root_session.messages}
+    assert msgs["2:call:call_db1"].tool_input == "pytest -q -p randomly tests/test_cart.py"
+    assert (msgs["3"].tool, msgs["3"].tool_result) == ("terminal", "1 failed, 3 passed")
+    assert msgs["5"].text == "Here is the failure\n\n[image]"  # the \0json: sentinel's parts
+    assert "ZmFpbA" not in repr(chunks)
+    (usage,) = root_session.usage
+    figures = (usage.input_tokens, usage.output_tokens, usage.cache_read_tokens,
+               usage.cache_write_tokens, usage.reasoning_tokens)  # fmt: skip
+    assert (usage.usage_key, figures) == (f"hermes:{HM_ROOT}", (2100, 380, 7000, 900, 60))
+
+
+def test_lineage_of_continuations_and_delegated_runs(state_db: Path) -> None:
+    sessions = by_id(read(SourceFile("hermes", state_db, "sqlite"))[0])
+    continuation = sessions["20260310_090130_def456"].meta
+    assert (continuation.parent_native_id, continuation.relation) == (HM_ROOT, "continuation")
+    assert continuation.cwd == "/home/dev/shop"  # from model_config
+    assert sessions[HM_ROOT].meta.title_rank > continuation.title_rank  # user title > derived
+    delegated = sessions["b7c8d9e0"]
+    assert (delegated.meta.relation, delegated.meta.originator) == ("subagent", "telegram")
+    assert delegated.messages == [] and delegated.usage == []
+
+
+def test_a_legacy_log() -> None:
+    (chunk,), problems = read(
+        SourceFile("hermes", HM / "sessions" / "session_20260301_101500_a1b2c3.json", "json")
+    )
+    assert problems == []
+    msgs = {m.key: m for m in chunk.messages}
+    assert msgs["json:1:thinking"].text == "Ask git first."
+    call = msgs["json:1:call:call_h1"]
+    assert (call.tool, call.tool_input) == ("terminal", "git status --short")
+    assert (msgs["json:2"].tool, msgs["json:2"].tool_result) == ("terminal", " M shop/cart.py\n")
+    assert (msgs["json:4"].role, msgs["json:4"].kind) == ("event", "session_meta")
+    # A time without an offset is taken as UTC.
+    assert (
+        chunk.meta.started_at is not None
+        and chunk.meta.started_at.isoformat() == "2026-03-01T10:15:00+00:00"
+    )
+    assert chunk.usage == []  # legacy logs carry no token counts
+
+
+def test_a_legacy_message_that_is_not_an_object_is_a_problem() -> None:
+    path = HM / "profiles" / "phone" / "sessions" / "session_20260302_083000_d4e5f6.json"
+    (chunk,), problems = read(SourceFile("hermes", path, "json"))
+    assert [p.reason for p in problems] == ["message 2 is not an object"]
+    assert [m.key for m in chunk.messages] == ["json:0", "json:1", "json:3"]
+    assert chunk.messages[0].text == "Remind me what we fixed"
+
+
+def test_the_database_wins_over_a_legacy_log_of_the_same_session(tmp_path: Path) -> None:
+    home = lay_out("hermes", tmp_path)
+    sources = list(hermes.discover(home))
+    assert [(str(s.path.relative_to(home)), s.kind) for s in sources] == [
+        ("state.db", "sqlite"),
+        ("sessions/session_20260301_101500_a1b2c3.json", "json"),
+        (f"sessions/session_{HM_ROOT}.json", "json"),
+        ("profiles/phone/sessions/session_20260302_083000_d4e5f6.json", "json"),
+    ]
+    legacy = {s.path.name: read(s)[0] for s in sources if s.kind == "json"}
+    assert legacy[f"session_{HM_ROOT}.json"] == []
+    assert [c.meta.native_id for c in legacy["session_20260301_101500_a1b2c3.json"]] == [
+        "20260301_101500_a1b2c3"
+    ]
 
 
 def by_id(chunks: list[ParsedChunk]) -> dict[str, ParsedChunk]:
@@ -60,149 +127,6 @@ def insert(conn: sqlite3.Connection, table: str, **values: Any) -> None:
     columns = ", ".join(values)
     marks = ", ".join("?" for _ in values)
     conn.execute(f"INSERT INTO {table} ({columns}) VALUES ({marks})", tuple(values.values()))
-
-
-def build_state_db(path: Path) -> Path:
-    """A state.db with a CLI session, its compression continuation and a sub-agent run."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    conn = sqlite3.connect(path)
-    conn.executescript(SCHEMA)
-    insert(conn, "sessions", id="20260429_212000_abc123", source="cli", model="claude-sonnet-4-6",
-           started_at=T0, ended_at=T0 + 60, end_reason="compression", cwd="/home/u/proj",
-           git_branch="main", git_repo_root="/home/u/proj", title="Fix the parser",
-           title_source="user", input_tokens=1200, output_tokens=340, cache_read_tokens=5000,
-           cache_write_tokens=800, reasoning_tokens=50)  # fmt: skip
-    root_id = "20260429_212000_abc123"
-    insert(conn, "sessions", id="20260429_212100_def456", source="cli", model="claude-sonnet-4-6",
-           parent_session_id=root_id, started_at=T0 + 61, title="Fix the parser #2",
-           title_source="derived", model_config=orjson.dumps({"cwd": "/home/u/proj"}).decode(),
-           input_tokens=10, output_tokens=2)  # fmt: skip
-    insert(conn, "sessions", id="a1b2c3d4", source="telegram", model="gpt-5.2",
-           parent_session_id=root_id, started_at=T0 + 30,
-           model_config=orjson.dumps({"_delegate_from": root_id}).decode())  # fmt: skip
-    insert(conn, "session_model_usage", session_id=root_id, model="haiku-aux")
-    sid = root_id
-    function = {"name": "terminal", "arguments": '{"command": "pytest -q"}'}
-    calls = [{"id": "call_1", "type": "function", "function": function}]
-    image = {"type": "image_url", "image_url": {"url": "data:image/png;base64,QUJDRA=="}}
-    parts = [{"type": "text", "text": "What is in this screenshot?"}, image]
-    rows = [
-        dict(role="user", content="Run the tests", timestamp=T0 + 1),
-        dict(role="assistant", content="", tool_calls=orjson.dumps(calls).decode(),
-             reasoning="Tests first.", timestamp=T0 + 2),
-        dict(role="tool", content="3 passed", tool_call_id="call_1", tool_name="terminal",
-             timestamp=T0 + 3),
-        dict(role="assistant", content="old answer", timestamp=T0 + 4, active=0),
-        dict(role="user", content="\x00json:" + orjson.dumps(parts).decode(), timestamp=T0 + 5),
-        dict(role="assistant", content="All 3 tests pass.", finish_reason="stop", timestamp=T0 + 6),
-    ]  # fmt: skip
-    for row in rows:
-        insert(conn, "messages", session_id=sid, **row)
-    insert(conn, "messages", session_id="20260429_212100_def456", role="user", content="go on",
-           timestamp=T0 + 62)  # fmt: skip
-    conn.commit()
-    conn.close()
-    return path
-
-
-# -- legacy JSON fixtures ------------------------------------------------------------
-
-LEGACY = {
-    # file: (session id, model, cwd, originator, start, end, roles)
-    "small.json": (
-        "20260429_hermes_small", "claude-sonnet-4-6", "/tmp/hermes-small", "cli",
-        "2026-04-29T20:00:00+00:00", "2026-04-29T20:00:04+00:00", ["user", "assistant"],
-    ),
-    "large.json": (
-        "20260429_hermes_large", "gpt-5.2", "~/Repository/Codex-History", "telegram",
-        "2026-04-29T20:05:00+00:00", "2026-04-29T20:05:12+00:00",
-        ["user", "assistant", "assistant", "assistant", "tool", "assistant", "event"],
-    ),
-    "schema_drift.json": (
-        "20260429_hermes_schema_drift", "gpt-5.2", "/tmp/hermes-drift", "cli",
-        "2026-04-29T20:10:00+00:00", "2026-04-29T20:10:08+00:00",
-        ["user", "assistant", "assistant", "tool", "event"],
-    ),
-}  # fmt: skip
-
-
-@pytest.mark.parametrize("name", sorted(LEGACY))
-def test_legacy_fixture_facts(name: str) -> None:
-    sid, model, cwd, originator, start, end, roles = LEGACY[name]
-    chunks, problems = read(SourceFile("hermes", HERMES / name, "json"))
-    assert problems == []
-    (chunk,) = chunks
-    meta = chunk.meta
-    assert (meta.native_id, meta.cwd, meta.originator) == (sid, cwd, originator)
-    assert meta.models == {model}
-    assert meta.title is None and meta.parent_native_id is None
-    assert meta.started_at is not None and meta.started_at.isoformat() == start
-    assert meta.ended_at is not None and meta.ended_at.isoformat() == end
-    assert [m.role for m in chunk.messages] == roles
-    assert chunk.usage == []  # legacy logs carry no token counts
-    assert len({m.key for m in chunk.messages}) == len(chunk.messages)
-
-
-def test_legacy_tool_calls_and_reasoning() -> None:
-    (chunk,), _ = read(SourceFile("hermes", HERMES / "large.json", "json"))
-    msgs = {m.key: m for m in chunk.messages}
-    assert msgs["json:1:thinking"].text == "Need a shell lookup."  # reasoning == reasoning_content
-    call = msgs["json:1:call:call_001"]
-    assert (call.tool, call.tool_input, call.kind) == ("shell", "pwd", "tool_call")
-    result = msgs["json:2"]
-    assert (result.tool, result.tool_result) == ("shell", "/Users/alexm/Repository/Codex-History")
-    assert msgs["json:4"].kind == "session_meta" and msgs["json:4"].raw == {"role": "session_meta"}
-    (drift,), _ = read(SourceFile("hermes", HERMES / "schema_drift.json", "json"))
-    failed = next(m for m in drift.messages if m.role == "tool")
-    assert (failed.kind, failed.tool, failed.tool_result) == ("tool_error", "memory", "No results.")
-    call = next(m for m in drift.messages if m.kind == "tool_call")
-    assert call.tool_input == "session format"
-
-
-# -- state.db ------------------------------------------------------------------------
-
-
-def test_state_db(tmp_path: Path) -> None:
-    db = build_state_db(tmp_path / "state.db")
-    chunks, problems = read(SourceFile("hermes", db, "sqlite"))
-    assert problems == []
-    sessions = by_id(chunks)
-    assert list(sessions) == ["20260429_212000_abc123", "a1b2c3d4", "20260429_212100_def456"]
-    root = sessions["20260429_212000_abc123"]
-    meta = root.meta
-    assert (meta.cwd, meta.git_branch, meta.project) == ("/home/u/proj", "main", "/home/u/proj")
-    assert (meta.title, meta.originator) == ("Fix the parser", "cli")
-    assert meta.models == {"claude-sonnet-4-6", "haiku-aux"}
-    assert meta.started_at is not None and meta.started_at.timestamp() == T0
-    assert meta.ended_at is not None and meta.ended_at.timestamp() == T0 + 60
-    assert [(m.role, m.kind) for m in root.messages] == [
-        ("user", ""),
-        ("assistant", "thinking"),
-        ("assistant", "tool_call"),
-        ("tool", "tool_result"),
-        ("user", ""),
-        ("assistant", ""),
-    ]
-    assert "old answer" not in [m.text for m in root.messages]  # active = 0
-    msgs = {m.key: m for m in root.messages}
-    assert msgs["2:call:call_1"].tool_input == "pytest -q"
-    assert msgs["3"].tool == "terminal" and msgs["3"].tool_result == "3 passed"
-    assert msgs["5"].text == "What is in this screenshot?\n\n[image]"
-    assert "QUJDRA" not in repr(chunks)
-    assert msgs["6"].at is not None and msgs["6"].at.timestamp() == T0 + 6
-    (usage,) = root.usage
-    assert usage.usage_key == "hermes:20260429_212000_abc123"
-    figures = (usage.input_tokens, usage.output_tokens, usage.cache_read_tokens,
-               usage.cache_write_tokens, usage.reasoning_tokens)  # fmt: skip
-    assert figures == (1200, 340, 5000, 800, 50)
-    continuation = sessions["20260429_212100_def456"].meta
-    assert continuation.parent_native_id == "20260429_212000_abc123"
-    assert continuation.relation == "continuation"
-    assert continuation.cwd == "/home/u/proj"  # from model_config
-    assert meta.title_rank > continuation.title_rank  # user title over a derived one
-    subagent = sessions["a1b2c3d4"]
-    assert (subagent.meta.relation, subagent.meta.originator) == ("subagent", "telegram")
-    assert subagent.messages == [] and subagent.usage == []
 
 
 def test_state_db_missing_columns(tmp_path: Path) -> None:
@@ -249,7 +173,7 @@ def test_unusable_state_db(tmp_path: Path, content: bytes) -> None:
 
 
 def test_locked_database_is_retried(tmp_path: Path) -> None:
-    db = build_state_db(tmp_path / "state.db")
+    db = build_state_db(HM / "state.sql", tmp_path / "state.db")
     writer = sqlite3.connect(db, isolation_level=None, check_same_thread=False)
     writer.execute("BEGIN EXCLUSIVE")
     released = threading.Timer(0.3, lambda: writer.execute("COMMIT"))
@@ -286,44 +210,10 @@ def test_legacy_json_problems(tmp_path: Path) -> None:
     assert [p.reason for p in problems] == ["message 0 is not an object"]
 
 
-# -- discovery, roots, DB wins ---------------------------------------------------------
-
-
-def test_discover_profiles_and_db_wins(tmp_path: Path) -> None:
-    build_state_db(tmp_path / "state.db")
-    build_state_db(tmp_path / "profiles" / "work" / "state.db")
-    (tmp_path / "sessions").mkdir()
-    (tmp_path / "profiles" / "work" / "sessions").mkdir()
-    shutil.copy(HERMES / "small.json", tmp_path / "sessions" / "session_20260429_hermes_small.json")
-    legacy_in_db = {"session_id": "20260429_212000_abc123", "messages": [{"role": "user"}]}
-    (tmp_path / "sessions" / "session_20260429_212000_abc123.json").write_bytes(
-        orjson.dumps(legacy_in_db)
-    )
-    shutil.copy(
-        HERMES / "large.json", tmp_path / "profiles" / "work" / "sessions" / "session_x.json"
-    )
-    (tmp_path / "sessions" / "notes.txt").write_text("x")
-    sources = list(hermes.discover(tmp_path))
-    assert [(str(s.path.relative_to(tmp_path)), s.kind) for s in sources] == [
-        ("state.db", "sqlite"),
-        ("profiles/work/state.db", "sqlite"),
-        ("sessions/session_20260429_212000_abc123.json", "json"),
-        ("sessions/session_20260429_hermes_small.json", "json"),
-        ("profiles/work/sessions/session_x.json", "json"),
-    ]
-    legacy = {s.path.name: read(s)[0] for s in sources if s.kind == "json"}
-    assert legacy["session_20260429_212000_abc123.json"] == []  # the database has it
-    assert [c.meta.native_id for c in legacy["session_20260429_hermes_small.json"]] == [
-        "20260429_hermes_small"
-    ]
-    assert [c.meta.native_id for c in legacy["session_x.json"]] == ["20260429_hermes_large"]
-    assert list(hermes.discover(tmp_path / "missing")) == []
-
-
 def test_default_roots(tmp_path: Path) -> None:
     assert hermes.default_roots({}, tmp_path) == [tmp_path / ".hermes"]
     assert hermes.default_roots({"HERMES_HOME": "/h"}, tmp_path) == [
         Path("/h"),
         tmp_path / ".hermes",
     ]
-    assert hermes.NAME == "hermes" and hermes.ENV_ROOTS == ("HERMES_HOME",)
+    assert hermes.name == "hermes" and hermes.env_roots == ("HERMES_HOME",)

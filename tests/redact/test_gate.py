@@ -7,7 +7,7 @@ import importlib.util
 import platform
 import sys
 
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from viva_store.redact import active, gate
@@ -46,6 +46,7 @@ def texts_with_keywords(draw: st.DrawFn) -> str:
 batches = st.lists(texts_with_keywords(), max_size=12)
 
 
+@settings(max_examples=100)
 @given(batches)
 def test_gate_flags_exactly_the_texts_holding_a_keyword(texts: list[str]) -> None:
     expected = {i for i, text in enumerate(texts) if may_hold_secret(text)}

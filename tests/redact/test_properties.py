@@ -7,7 +7,7 @@ import re
 from typing import Any
 
 import orjson
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from viva_store.redact import RULES, Rule, redact_obj, redact_text
@@ -22,10 +22,6 @@ rules = st.sampled_from(VIVA_RULES)
 texts = st.text(max_size=200)
 ascii_texts = st.text(st.characters(min_codepoint=32, max_codepoint=126), max_size=200)
 any_text = st.one_of(texts, ascii_texts)
-settings.register_profile(
-    "redact", max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow]
-)
-settings.load_profile("redact")
 
 
 def _planted(rule: Rule, before: str, after: str) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from tests.store_templates import Template, load_shipped_team, viva_now
 from viva_store.demo.harness_files import SessionSpec, Turn, claude_code
 from viva_store.importing.pipeline import run_import
 from viva_store.members.grants import issue_grant, resolve_actor
@@ -99,6 +100,17 @@ def build_history(ctx: Context, root: Path) -> dict[str, str]:
     classify(ctx, [ids["d-planted"], ids["d-recent"], ids["d-other-project"]], "deven")
     classify(ctx, [ids["a-private"]], "alice")
     return ids
+
+
+def _team_and_history(ctx: Context, files: Path) -> dict[str, str]:
+    load_shipped_team(ctx)
+    with viva_now(NOW):
+        return build_history(ctx, files / "claude")
+
+
+RECALL_HISTORY = Template("recall-history", _team_and_history)
+"""The shipped team, then :func:`build_history` on the clock at ``NOW`` (its harness
+files in the template's own folder)."""
 
 
 def as_member(ctx: Context, name: str) -> Context:

@@ -62,3 +62,14 @@ def test_the_demo_is_deterministic(demo: Context, tmp_path: Path) -> None:
         first = [(s.id, s.status, s.member) for s in list_sessions(demo, SessionFilter())]
         second = [(s.id, s.status, s.member) for s in list_sessions(again, SessionFilter())]
     assert first == second
+
+
+def test_the_demo_never_reads_the_users_own_harness_folders(demo: Context) -> None:
+    """Every harness has a root inside the demo's home, so no reader falls back to its
+    default folders (the user's real sessions)."""
+    from viva_store.importing.service import harness_names, roots
+
+    home = demo.store.config.home
+    for harness in harness_names():
+        found = roots(harness, config_roots=demo.store.config.section("roots"), env={})
+        assert found and all(home in r.path.parents for r in found), harness

@@ -7,11 +7,9 @@ restrict deven to his own viva sessions — never bring in alice's.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from tests.store.recall_fixtures import NOW, as_member, build_history
+from tests.store.recall_fixtures import as_member
 from viva_store.engagement.service import set_state
 from viva_store.errors import InvalidInput
 from viva_store.recall.search import recall
@@ -21,9 +19,8 @@ MODES = ("prefer", "restrict", "off")
 
 
 @pytest.fixture
-def history(ctx: Context, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
-    monkeypatch.setenv("VIVA_NOW", NOW.isoformat())
-    return build_history(ctx, tmp_path / "claude")
+def history(recall_history: dict[str, str]) -> dict[str, str]:
+    return recall_history
 
 
 def ids(ctx: Context, **kwargs: object) -> set[str]:
@@ -50,7 +47,8 @@ def test_prefer_boosts_the_states_project_and_drops_nothing(
     assert preferred[0].session_id == history["d-other-project"]
     assert preferred[0].in_state_project is True
     before = {h.session_id: h.score for h in unnarrowed}
-    assert preferred[0].score > before[history["d-other-project"]]
+    boosted, plain = preferred[0].score, before[history["d-other-project"]]
+    assert boosted is not None and plain is not None and boosted > plain
     assert all(h.in_state_project is False for h in preferred[1:])
 
 

@@ -1,17 +1,16 @@
-"""Session recovery: fixtures, incremental re-import, torn lines, nothing lost."""
+"""Session recovery: every fixture, incremental re-import, torn lines, nothing lost."""
 
 from __future__ import annotations
 
 import os
-import shutil
 from datetime import UTC, datetime
 from pathlib import Path
 
 import orjson
 import pytest
 
-from tests.conftest import FIXTURES
 from tests.fixture_layout import lay_out
+from tests.harness.cases import CASES
 from viva_store.db.schema import IMPORT_RUN
 from viva_store.demo.harness_files import SessionSpec, Turn, claude_code
 from viva_store.errors import AccessDenied
@@ -41,71 +40,85 @@ def spec(native_id: str = "0f8e9d7c-1111-4222-8333-444455556666", turns: int = 3
     )
 
 
-@pytest.fixture
-def fixtures() -> Path:
-    if not FIXTURES.is_dir():
-        pytest.skip("shared fixtures are not beside this checkout")
-    return FIXTURES
-
-
 def _reader_native_ids(harness: str, roots: str) -> set[str]:
     """What the reader itself finds (the importer must store exactly these)."""
     from viva_store.importing.harness.lines import iter_lines, open_source, to_records
-    from viva_store.importing.harness.model import Problem
+    from viva_store.importing.harness.model import ParsedChunk
+    from viva_store.importing.harness.reader import LINE_KINDS
 
-    module = registry.module(harness)
+    reader = registry.reader(harness)
     found: set[str] = set()
     for root in roots.split(os.pathsep):
-        for source in module.discover(Path(root)):
-            problems: list[Problem] = []
-            if source.kind in ("jsonl", "jsonl.zst"):
+        for source in reader.discover(Path(root)):
+            if source.kind in LINE_KINDS:
                 with open_source(source.path) as fh:
-                    records = to_records(iter_lines(fh), str(source.path), problems)
-                    chunks = list(module.parse_records(source, records, {}))
+                    records = to_records(iter_lines(fh), str(source.path), [])
+                    chunks = list(reader.parse_records(source, records, {}))
             else:
-                chunks = list(module.read_source(source, problems))
+                chunks = [c for c in reader.read_whole(source) if isinstance(c, ParsedChunk)]
             found |= {c.meta.native_id for c in chunks}
     return found
 
 
-# Sessions per harness in the shared fixtures, laid out as each harness writes them.
-# One per session file; a Claude sub-agent file is a session of its own, linked to its parent.
-FIXTURE_SESSIONS = {
-    "claude-code": 17,
-    "codex": 14,
-    "pi": 4,
-    "gemini": 9,
-    "opencode": 4,
-    "hermes": 3,
+# Sessions per harness in the project's fixtures, laid out as each harness writes them:
+# one per session file (a Claude sub-agent file is a session of its own, linked to its
+# parent); OpenCode's database and tree hold the same three sessions; Hermes's state.db
+# holds three, and two legacy logs are sessions the database does not hold.
+FIXTURE_SESSIONS = {"claude-code": 5, "codex": 5, "pi": 3, "gemini": 4, "opencode": 3, "hermes": 5}
+
+# Token totals stored per session: streamed, cumulative, replayed and re-read usage
+# counted once. (input, output, cache read, cache write, reasoning)
+STORED_TOKENS = {
+    **{(c.harness, s.native_id): s.tokens for c in CASES.values() for s in c.sessions},
+    # The state.db's sessions: the database wins over the legacy log of its root.
+    ("hermes", "20260310_090000_abc123"): (2100, 380, 7000, 900, 60),
+    ("hermes", "20260310_090130_def456"): (150, 20, 0, 0, 0),
+    ("hermes", "b7c8d9e0"): (0, 0, 0, 0, 0),
 }
+
+
+def _tokens(ctx: Context, harness: str) -> dict[str, tuple[int, ...]]:
+    names = ("input", "output", "cache_read", "cache_write", "reasoning")
+    return {
+        s.native_id: tuple((s.tokens or {})[n] for n in names)
+        for s in list_sessions(ctx, SessionFilter(harness=harness))
+    }
 
 
 @pytest.mark.parametrize("harness", sorted(FIXTURE_SESSIONS))
 def test_every_fixture_imports_and_reimport_adds_nothing(
-    ctx: Context, fixtures: Path, tmp_path: Path, harness: str
+    ctx: Context, tmp_path: Path, harness: str
 ) -> None:
-    roots = lay_out(harness, tmp_path / harness)
+    roots = str(lay_out(harness, tmp_path))
     first = run(ctx, **{harness: roots})
     expected = _reader_native_ids(harness, roots)
     stored = {s.native_id for s in list_sessions(ctx, SessionFilter(harness=harness))}
     assert stored == expected
     assert len(stored) == FIXTURE_SESSIONS[harness], sorted(stored)
-    assert first.sessions_new == len(expected)
+    assert first.sessions_new == len(expected) and first.messages_added > 0
     assert all(p.path and p.reason for p in first.problems)
+    assert _tokens(ctx, harness) == {
+        sid: tokens for (h, sid), tokens in STORED_TOKENS.items() if h == harness
+    }
     second = run(ctx, **{harness: roots})
     assert (second.sessions_new, second.messages_added, second.sessions_updated) == (0, 0, 0)
     assert second.files_unchanged == second.files_scanned > 0
 
 
-def test_touching_a_file_reads_nothing_twice(ctx: Context, tmp_path: Path, fixtures: Path) -> None:
-    root = tmp_path / "claude"
-    shutil.copytree(fixtures / "claude-code", root)
-    first = run(ctx, **{"claude-code": root})
-    for path in root.rglob("*.jsonl"):
-        os.utime(path, (1, 1))  # same bytes, new mtime: looked at again, nothing added
-    again = run(ctx, **{"claude-code": root})
-    assert again.files_unchanged == 0 and again.messages_added == 0 and again.sessions_new == 0
-    assert first.messages_added > 0
+@pytest.mark.parametrize("harness", sorted(FIXTURE_SESSIONS))
+def test_touching_every_file_reads_them_again_and_adds_nothing(
+    ctx: Context, tmp_path: Path, harness: str
+) -> None:
+    roots = lay_out(harness, tmp_path)
+    first = run(ctx, **{harness: roots})
+    before = _tokens(ctx, harness)
+    for path in (tmp_path / harness).rglob("*"):
+        if path.is_file():
+            os.utime(path, (1, 1))  # same bytes, new mtime: looked at again, nothing added
+    again = run(ctx, **{harness: roots})
+    assert again.files_unchanged == 0 and again.files_scanned == first.files_scanned
+    assert (again.messages_added, again.sessions_new) == (0, 0)
+    assert _tokens(ctx, harness) == before
 
 
 def test_a_torn_last_line_waits_and_then_adds_exactly_one_message(
@@ -208,19 +221,18 @@ def test_a_huge_line_a_zero_byte_and_a_non_json_file(ctx: Context, tmp_path: Pat
 def test_an_unreadable_file_is_a_problem_not_a_crash(
     ctx: Context, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import viva_store.importing.read as importer
+    from viva_store.importing.harness.lines import open_source as real_open
 
     root = tmp_path / "claude"
     claude_code(root, spec())
     locked = claude_code(root, spec("22222222-2222-4333-8444-555555555555"))
-    real_open = importer.open_source
 
     def refuse(path: Path):  # type: ignore[no-untyped-def]
         if Path(path) == locked:
             raise PermissionError(13, "Permission denied", str(path))
         return real_open(path)
 
-    monkeypatch.setattr(importer, "open_source", refuse)
+    monkeypatch.setattr("viva_store.importing.read.open_source", refuse)
     summary = run(ctx, **{"claude-code": root})
     assert summary.sessions_new == 1
     assert any(p.path == str(locked) and "Permission denied" in p.reason for p in summary.problems)
@@ -273,7 +285,7 @@ def test_unchanged_files_are_reported_as_one_event(ctx: Context, tmp_path: Path)
     assert again[0] == ImportStarted(3, total)
     assert again[1] == FilesUnchanged(2, total - paths[0].stat().st_size)
     assert [type(e) for e in again[2:]] == [FileImported]
-    assert again[2].path == str(paths[0])
+    assert isinstance(again[2], FileImported) and again[2].path == str(paths[0])
 
 
 def test_the_skip_decision_reads_fingerprints_only(ctx: Context, tmp_path: Path) -> None:
@@ -350,3 +362,37 @@ def test_reading_in_worker_processes_stores_exactly_what_one_process_does(
         other.close()
     again = drain(ctx, 2)
     assert (again.sessions_new, again.messages_added) == (0, 0)
+
+
+def test_a_quarantined_line_is_stored_redacted_with_where_and_why(
+    ctx: Context, tmp_path: Path
+) -> None:
+    from sqlalchemy import select
+
+    from tests.redact.support import secret_of
+    from viva_store.db.schema import QUARANTINE, REDACTION
+    from viva_store.redact import RULES
+
+    rule = RULES[0]
+    secret = secret_of(rule)  # built at run time from the rule's own example
+    root = tmp_path / "claude"
+    path = claude_code(root, spec())
+    good = path.read_bytes()
+    bad = f"not json at all, but a key: {secret}\n".encode()
+    path.write_bytes(good + bad)
+    summary = run(ctx, **{"claude-code": root})
+    assert summary.lines_quarantined == 1
+    (row,) = ctx.store.read(lambda c: c.execute(select(QUARANTINE)).all())
+    assert (row.path, row.line, row.byte_offset, row.length) == (
+        str(path),
+        good.count(b"\n") + 1,
+        len(good),
+        len(bad),
+    )
+    assert (row.harness, row.run_id, row.reason) == ("claude-code", summary.run_id, "not JSON")
+    assert secret not in row.raw and f"[REDACTED:{rule.id}]" in row.raw
+    ledger = ctx.store.read(
+        lambda c: c.execute(select(REDACTION).where(REDACTION.c.quarantine_id == row.id)).all()
+    )
+    assert rule.id in {r.rule for r in ledger} and {r.field for r in ledger} == {"raw"}
+    assert summary.redactions >= len(ledger)

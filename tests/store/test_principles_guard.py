@@ -10,7 +10,7 @@ and tests/cli/test_cli_principles.py.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+import functools
 from pathlib import Path
 
 import viva_store
@@ -23,9 +23,13 @@ EVENT_WRITERS = {
 }
 
 
-def modules() -> Iterator[tuple[str, ast.Module]]:
-    for path in sorted(ROOT.rglob("*.py")):
-        yield path.relative_to(ROOT).as_posix(), ast.parse(path.read_text(), str(path))
+@functools.cache
+def modules() -> tuple[tuple[str, ast.Module], ...]:
+    """Every module of ``viva_store``, parsed once (the checks only read the trees)."""
+    return tuple(
+        (path.relative_to(ROOT).as_posix(), ast.parse(path.read_text(), str(path)))
+        for path in sorted(ROOT.rglob("*.py"))
+    )
 
 
 def parents(tree: ast.AST) -> dict[ast.AST, ast.AST]:

@@ -18,9 +18,8 @@ from viva_store.triage.classify import classify, unclassify
 
 
 @pytest.fixture
-def history(ctx: Context, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
-    monkeypatch.setenv("VIVA_NOW", NOW.isoformat())
-    return build_history(ctx, tmp_path / "claude")
+def history(recall_history: dict[str, str]) -> dict[str, str]:
+    return recall_history
 
 
 def test_the_planted_phrase_is_the_owners_top_hit(ctx: Context, history: dict[str, str]) -> None:
@@ -89,11 +88,12 @@ def test_one_hit_per_session(ctx: Context, history: dict[str, str]) -> None:
 
 def test_hits_are_ordered_by_score(ctx: Context, history: dict[str, str]) -> None:
     hits = recall(ctx, "cache", limit=50).hits
-    scores = [h.score for h in hits]
+    scores = [h.score for h in hits if h.score is not None]
+    assert len(scores) == len(hits)
     assert scores == sorted(scores, reverse=True)
+    assert all(0.0 <= score <= 1.0 for score in scores)
     for hit in hits:
-        assert 0.0 <= hit.score <= 1.0
-        assert all(0.0 <= v <= 1.0 for v in hit.factors.values())
+        assert all(v is not None and 0.0 <= v <= 1.0 for v in hit.factors.values())
 
 
 def test_limit(ctx: Context, history: dict[str, str]) -> None:
@@ -205,13 +205,16 @@ def test_the_owners_mark_raises_importance(ctx: Context, history: dict[str, str]
 
 
 def test_new_messages_are_searchable_after_the_next_import(
-    ctx: Context, history: dict[str, str], tmp_path: Path
+    ctx: Context, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from datetime import timedelta
 
     from tests.store.recall_fixtures import import_all, spec
     from viva_store.demo.harness_files import Turn, claude_code
 
+    # The history built here, not copied: the next import reads its files again.
+    monkeypatch.setenv("VIVA_NOW", NOW.isoformat())
+    build_history(ctx, tmp_path / "claude")
     claude_code(
         tmp_path / "claude",
         spec("d-later", "/work/viva", NOW - timedelta(hours=1), Turn("ping", "a wombat sighting")),

@@ -8,13 +8,13 @@ incremental path built.
 
 from __future__ import annotations
 
-from pathlib import Path
+import functools
 from typing import Any
 
 import pytest
-from sqlalchemy import insert, select, update
+from sqlalchemy import Connection, insert, select, update
 
-from tests.store.recall_fixtures import NOW, PLANTED, build_history
+from tests.store.recall_fixtures import PLANTED
 from viva_store.db.schema import MESSAGE, RECALL_SESSION, SESSION
 from viva_store.principles.service import propose
 from viva_store.recall import index as recall_index
@@ -24,9 +24,8 @@ from viva_store.triage.classify import classify
 
 
 @pytest.fixture
-def history(ctx: Context, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
-    monkeypatch.setenv("VIVA_NOW", NOW.isoformat())
-    return build_history(ctx, tmp_path / "claude")
+def history(recall_history: dict[str, str]) -> dict[str, str]:
+    return recall_history
 
 
 def derived(ctx: Context) -> list[tuple[Any, ...]]:
@@ -111,7 +110,9 @@ def test_a_principle_citing_a_session_raises_its_importance(
 ) -> None:
     def importance_of(sid: str) -> float:
         hit = next(h for h in recall(ctx, "cache", limit=50).hits if h.session_id == sid)
-        return hit.factors["importance"]
+        importance = hit.factors["importance"]
+        assert importance is not None
+        return importance
 
     before = importance_of(history["d-planted"])
     propose(ctx, "deven", "Write cache ideas down", "it paid off", [history["d-planted"]])
@@ -188,11 +189,8 @@ def test_sqlite_index_passes_its_integrity_check(ctx: Context, history: dict[str
         pytest.skip("FTS5 is SQLite's")
     recall(ctx, "cache")
     for name in ("recall_message_fts", "recall_title_fts"):
-        ctx.store.write(
-            lambda c, name=name: c.exec_driver_sql(
-                f"INSERT INTO {name}({name}) VALUES ('integrity-check')"
-            )
-        )
+        check = f"INSERT INTO {name}({name}) VALUES ('integrity-check')"
+        ctx.store.write(functools.partial(Connection.exec_driver_sql, statement=check))
 
 
 def test_a_burst_within_one_second_is_keyed_in_linear_time(ctx: Context) -> None:

@@ -14,13 +14,12 @@ from __future__ import annotations
 
 import random
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 import pytest
 from sqlalchemy import func, insert, select
 
-from tests.store.recall_fixtures import NOW, as_member, build_history
+from tests.store.recall_fixtures import NOW, as_member
 from viva_store.clock import as_utc
 from viva_store.db.schema import CLASSIFICATION, MESSAGE, SESSION
 from viva_store.recall.search import mark_importance, recall
@@ -30,15 +29,14 @@ from viva_store.triage.classify import classify, unclassify
 
 WORD = "zebrafinch"
 T0 = datetime(2026, 5, 30, 9, 0, 0, tzinfo=UTC)
-TOKENS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens")
-TOKENS += ("reasoning_tokens",)
+TOKENS: tuple[str, ...] = ("input_tokens", "output_tokens", "cache_read_tokens")
+TOKENS += ("cache_write_tokens", "reasoning_tokens")
 EARLIEST = datetime.min.replace(tzinfo=UTC)
 
 
 @pytest.fixture
-def history(ctx: Context, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
-    monkeypatch.setenv("VIVA_NOW", NOW.isoformat())
-    return build_history(ctx, tmp_path / "claude")
+def history(recall_history: dict[str, str]) -> dict[str, str]:
+    return recall_history
 
 
 def add_session(
@@ -171,7 +169,9 @@ def test_every_message_is_indexed_once(ctx: Context, crowded: None) -> None:
             "SELECT count(*) FROM recall_message WHERE key > at_us / 1000000"
         ).scalar()
     )
-    assert moved >= 11  # eleven of the twelve messages of the crowded second moved up
+    assert (
+        moved is not None and moved >= 11
+    )  # eleven of the twelve messages of the crowded second moved up
     ctx.store.write(
         lambda c: c.exec_driver_sql(
             "INSERT INTO recall_message_fts(recall_message_fts) VALUES ('integrity-check')"

@@ -21,12 +21,11 @@ from hypothesis import strategies as st
 from sqlalchemy import MetaData, select
 
 from tests.cli.runner import run as cli
-from tests.conftest import MEMBERS
+from tests.store_templates import TEAM, StoreTemplates
 from viva_store.access import OWNER
 from viva_store.config import Config
 from viva_store.demo.harness_files import SessionSpec, Turn, claude_code, codex
 from viva_store.importing.pipeline import run_import
-from viva_store.members.roster import load_team
 from viva_store.redact import Rule
 from viva_store.redact.rules import VIVA_RULES as RULES  # the rules with written examples
 from viva_store.store import Context, Store
@@ -107,7 +106,8 @@ def test_every_rule_planted_everywhere_never_reaches_the_store_or_the_cli(
     secrets = [part for rule in RULES for part in secret_parts(rule)]
     plant(tmp_path / "src", [rule.tp_example for rule in RULES])
     import_all(ctx, tmp_path / "src")
-    found_in_rows = [s for s in secrets if s in all_rows(ctx)]
+    rows = all_rows(ctx)
+    found_in_rows = [s for s in secrets if s in rows]
     assert found_in_rows == []
     if ctx.store.config.is_sqlite:
         data = all_bytes(ctx.store.config.home)
@@ -134,14 +134,14 @@ def test_every_rule_planted_everywhere_never_reaches_the_store_or_the_cli(
     after=st.text(alphabet=" \n\t,;()[]{}\"'", max_size=10),
 )
 def test_a_planted_secret_never_survives_in_the_file_or_its_wal(
-    rule: Rule, before: str, after: str
+    store_templates: StoreTemplates, rule: Rule, before: str, after: str
 ) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         home = Path(tmp) / "home"
+        store_templates.copy_file(TEAM, home / "viva.db")  # a new store with the team loaded
         store = Store.open(Config(home=home, db_url=f"sqlite:///{home / 'viva.db'}"))
         try:
             ctx = Context(store, OWNER)
-            load_team(ctx, MEMBERS)
             plant(Path(tmp) / "src", [before + " " + rule.tp_example + after])
             import_all(ctx, Path(tmp) / "src")
             data = all_bytes(home)

@@ -21,12 +21,11 @@ from typing import Any
 
 import pytest
 
-from tests.store.test_skill_hot import used
+from tests.store.test_skill_use import used
 from tests.store.test_skillset_support import T0, Axis, assert_cache_is_a_rebuild, set_born, skills
 from viva_store.access import OWNER
 from viva_store.config import Config
 from viva_store.skills import credit as skill_credit
-from viva_store.skills import named as skill_named
 from viva_store.skills.credit import Credit
 from viva_store.skills.uses import record_use
 from viva_store.store import Context, Store
@@ -77,32 +76,21 @@ def race(config: Config, session: str) -> list[Credit]:
         return list(pool.map(one, range(2)))
 
 
-def test_two_uses_at_once_by_the_hot_path_credit_one(
-    deven: Axis, config: Config, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize("named", ["by id", "by prefix"])
+def test_two_uses_at_once_credit_one(
+    deven: Axis, config: Config, monkeypatch: pytest.MonkeyPatch, named: str
 ) -> None:
     [session] = deven.advance(1)
     barrier = threading.Barrier(2)
-    monkeypatch.setattr(skill_named, "_state", held(skill_named._state, barrier, after=True))
-    credits = race(config, session)
+    # Each use holds between its credit check (its read) and the event it appends.
+    monkeypatch.setattr(
+        skill_credit,
+        "already_credited",
+        held(skill_credit.already_credited, barrier, after=True),
+    )
+    credits = race(config, session if named == "by id" else session[:-2])
     assert sorted(c.credited for c in credits) == [False, True]
     assert len({c.event_id for c in credits}) == 1
-    assert used(deven.ctx) == 1
-    assert skills(deven.ctx, "deven")["code-review"].uses == 1
-    assert_cache_is_a_rebuild(deven.ctx)
-
-
-def test_two_uses_at_once_by_the_core_path_credit_one(
-    deven: Axis, config: Config, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    [session] = deven.advance(1)
-    barrier = threading.Barrier(2)
-    # A prefix of the session's id is resolved on the Core path (`credit`), which reads
-    # the state and the credit check in one statement and then appends the event.
-    monkeypatch.setattr(
-        skill_credit, "append_event", held(skill_credit.append_event, barrier, after=False)
-    )
-    credits = race(config, session[:-2])
-    assert sorted(c.credited for c in credits) == [False, True]
     assert used(deven.ctx) == 1
     assert skills(deven.ctx, "deven")["code-review"].uses == 1
     assert_cache_is_a_rebuild(deven.ctx)

@@ -29,11 +29,10 @@ from viva_store.db.schema import MEMBER_SKILL, SKILL_EVENT
 from viva_store.members.executions import start_execution
 from viva_store.members.grants import issue_grant, resolve_actor
 from viva_store.skills.events import skill_params
-from viva_store.skills.pair import same_state
 from viva_store.skills.rebuild import compute_states, write_states
 from viva_store.skills.scan import shifts
 from viva_store.skills.skillset import add_skill
-from viva_store.skills.state import PairState
+from viva_store.skills.state import PairState, same_state
 from viva_store.skills.uses import record_use
 from viva_store.store import Context
 
@@ -132,8 +131,8 @@ def test_a_rebuild_writes_only_the_rows_it_changes(ctx: Context, deven: Axis) ->
     params = skill_params(ctx.store.config.section("skills"))
 
     def rebuild(conn: Connection) -> int:
-        states, counts = compute_states(conn, params, ctx.store.now(), ["deven"])
-        return write_states(conn, ["deven"], states, counts, ctx.store.now())
+        states = compute_states(conn, params, ctx.store.now(), ["deven"])
+        return write_states(conn, ["deven"], states, ctx.store.now())
 
     ctx.store.write(rebuild)  # whatever the use left to rounding, the rebuild owns it now
     assert ctx.store.write(rebuild) == 0

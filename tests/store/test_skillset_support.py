@@ -7,22 +7,37 @@ change takes the same path (and the same weight rebuild) as in use. The clock is
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from sqlalchemy import Connection, insert, update
+from sqlalchemy import Connection, insert, select, update
 
+from viva_store.clock import as_utc
 from viva_store.config import Config
-from viva_store.db.schema import SESSION, STORE_META
-from viva_store.skills.axis import load_axes
-from viva_store.skills.events import skill_params
+from viva_store.db.schema import (
+    ATTRIBUTION,
+    CLASSIFICATION,
+    EXECUTION,
+    SESSION,
+    SKILL_EVENT,
+    STORE_META,
+)
+from viva_store.skills.events import WEIGHT_KINDS, skill_params
 from viva_store.skills.library import import_skills
-from viva_store.skills.pair import load_pair_events, pair_facts, read_cache, same_state
+from viva_store.skills.pair import pair_facts
 from viva_store.skills.records import MemberSkillRecord
 from viva_store.skills.skillset import check_cache, list_skills
-from viva_store.skills.state import PairState, state_from_events
+from viva_store.skills.state import (
+    WEIGHT_KIND,
+    PairState,
+    PlacedEvent,
+    read_cache,
+    same_state,
+    state_from_events,
+)
 from viva_store.store import Context, Store
 from viva_store.triage.classify import classify
 
@@ -130,22 +145,86 @@ def import_extra_skills(ctx: Context, folder: Path, count: int) -> list[str]:
     return names
 
 
+def live_axis(conn: Connection, member: str) -> tuple[list[datetime], dict[str, int]]:
+    """``member``'s session axis as DESIGN §3 defines it, derived here from attribution and
+    sessions (not from the store's ``skill_axis`` rows): start times in order, ordinals."""
+    rows = conn.execute(
+        select(SESSION.c.id, SESSION.c.started_at, SESSION.c.relation)
+        .join(ATTRIBUTION, ATTRIBUTION.c.session_id == SESSION.c.id)
+        .where(ATTRIBUTION.c.member == member, ATTRIBUTION.c.status == "attributed")
+    ).all()
+    on = sorted(
+        (as_utc(r.started_at), r.id)
+        for r in rows
+        if r.started_at is not None and r.relation != "subagent"
+    )
+    return [t for t, _ in on], {sid: n for n, (_, sid) in enumerate(on, 1)}
+
+
+def live_events(conn: Connection, member: str, skill: str) -> list[PlacedEvent]:
+    """One pair's weight events placed on the live axis by the rules of DESIGN §3: at the
+    ordinal of their session (or their execution's), else at the number of sessions
+    started by the instant they stand for."""
+    starts, ordinal = live_axis(conn, member)
+    rows = conn.execute(
+        select(SKILL_EVENT)
+        .where(
+            SKILL_EVENT.c.member == member,
+            SKILL_EVENT.c.skill == skill,
+            SKILL_EVENT.c.kind.in_(WEIGHT_KINDS),
+        )
+        .order_by(SKILL_EVENT.c.id)
+    ).all()
+    out: list[PlacedEvent] = []
+    for r in rows:
+        sid, tau = r.session_id, None
+        if sid is not None:
+            started = conn.execute(select(SESSION.c.started_at).where(SESSION.c.id == sid)).scalar()
+            tau = None if started is None else as_utc(started)
+        elif r.execution_id is not None:
+            sid = conn.execute(
+                select(CLASSIFICATION.c.session_id)
+                .where(
+                    CLASSIFICATION.c.execution_id == r.execution_id,
+                    CLASSIFICATION.c.action == "execution",
+                )
+                .order_by(CLASSIFICATION.c.id.desc())
+            ).scalar()
+        if tau is None and r.execution_id is not None:
+            started = conn.execute(
+                select(EXECUTION.c.started_at).where(EXECUTION.c.id == r.execution_id)
+            ).scalar()
+            tau = None if started is None else as_utc(started)
+        tau = tau or as_utc(r.at)
+        pos = ordinal[sid] if sid in ordinal else bisect_right(starts, tau)
+        out.append(
+            PlacedEvent(
+                int(r.id),
+                WEIGHT_KIND[r.kind],
+                float(r.value or 0.0),
+                float(pos),
+                r.day,
+                tau,
+                r.target_id,
+            )
+        )
+    return out
+
+
 def pure_states(ctx: Context) -> dict[tuple[str, str], PairState]:
-    """Every pair rebuilt one by one from its events with the pure maths (the reference)."""
+    """Every pair rebuilt one by one from its events with the pure maths, on the live axis
+    (the reference)."""
     params = skill_params(ctx.store.config.section("skills"))
 
     def work(conn: Connection) -> dict[tuple[str, str], PairState]:
         cached = read_cache(conn)
-        members = {m for m, _ in cached}
-        axes = load_axes(conn, members)
         out: dict[tuple[str, str], PairState] = {}
         for member, skill in cached:
             track, status = pair_facts(conn, member, skill)
-            events = load_pair_events(conn, member, skill, axes[member])
             state = state_from_events(
                 member,
                 skill,
-                events,
+                live_events(conn, member, skill),
                 track,
                 status or "active",
                 cached[(member, skill)].native,

@@ -20,9 +20,10 @@ from tests.conftest import PG_URL
 from viva_store.config import Config
 from viva_store.db import engine as engine_module
 from viva_store.db.migrate import current_revision, head_revision
-from viva_store.db.raw import RawTx
 from viva_store.db.schema import METADATA, STORE_META
 from viva_store.store import Store
+
+pytestmark = pytest.mark.fresh_store  # each test's store is made here, from nothing
 
 HELD = 0.3  # seconds a first writer keeps its transaction open
 T = TypeVar("T")
@@ -118,11 +119,6 @@ def _sees_core(conn: Connection) -> bool:
     )
 
 
-def _sees_raw(tx: RawTx) -> bool:
-    tx.cursor.execute("SELECT key FROM store_meta WHERE key = 'first'")
-    return tx.cursor.fetchone() is not None
-
-
 def while_another_writes(writer: Store, action: Callable[[], T]) -> T:
     """``action()``, run while ``writer`` holds a write transaction open — one that has
     added the key "first" and stays open for :data:`HELD` seconds."""
@@ -141,15 +137,12 @@ def while_another_writes(writer: Store, action: Callable[[], T]) -> T:
     return out
 
 
-@pytest.mark.parametrize("path", ["core", "raw"])
-def test_a_second_writer_runs_after_the_first_has_committed(
-    store: Store, config: Config, path: str
-) -> None:
+def test_a_second_writer_runs_after_the_first_has_committed(store: Store, config: Config) -> None:
     other = Store.open(config)
 
     def second() -> bool:
         # Its work must not start before the first has committed: it sees the first's key.
-        return other.write(_sees_core) if path == "core" else other.write_raw(_sees_raw)
+        return other.write(_sees_core)
 
     try:
         seen = while_another_writes(store, second)

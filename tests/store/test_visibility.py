@@ -9,6 +9,7 @@ know how to call fails the test, so new readers cannot skip the check.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -19,6 +20,7 @@ import pytest
 
 from tests.conftest import copy_members
 from tests.store.test_principles_support import principle_reader
+from tests.store_templates import Template, load_shipped_team
 from viva_store.access import OWNER
 from viva_store.demo.harness_files import SessionSpec, Turn, claude_code
 from viva_store.engagement import service as engagement
@@ -54,6 +56,7 @@ def native_id(member: str) -> str:
 
 
 def seed(ctx: Context, tmp_path: Path) -> None:
+    """On the shipped team: every member's markers, its sessions imported and classified."""
     team = copy_members(tmp_path / "team")
     for name in NAMES:
         soul = team / name / "soul.md"
@@ -81,6 +84,15 @@ def seed(ctx: Context, tmp_path: Path) -> None:
         classify(ctx, [native_id(name)], name)
 
 
+def _team_then_seed(ctx: Context, files: Path) -> None:
+    load_shipped_team(ctx)
+    seed(ctx, files)
+
+
+SEEDED = Template("visibility-seed", _team_then_seed)
+pytestmark = pytest.mark.store_template(SEEDED)  # each test's store starts seeded
+
+
 def safe(call: Callable[[], Any]) -> Any:
     """A refusal or a not-found is fine: nothing was returned."""
     try:
@@ -91,12 +103,12 @@ def safe(call: Callable[[], Any]) -> Any:
 
 def per_member(fn: Callable[[Context, str], Any]) -> Callable[[Context], list[Any]]:
     """Call a reader that takes an id once for every member's item, separately."""
-    return lambda c: [safe(lambda n=n: fn(c, n)) for n in NAMES]
+    return lambda c: [safe(functools.partial(fn, c, n)) for n in NAMES]
 
 
 def per_execution(c: Context) -> list[Any]:
     ids = [e.id for e in executions.list_executions(c.as_actor(OWNER))]
-    return [safe(lambda i=i: executions.get_execution(c, i)) for i in ids]
+    return [safe(functools.partial(executions.get_execution, c, i)) for i in ids]
 
 
 CALLS: dict[str, Callable[[Context], Any]] = {
@@ -162,8 +174,7 @@ def test_every_reader_is_covered() -> None:
 
 
 @pytest.mark.parametrize("name", sorted(CALLS))
-def test_a_member_sees_nothing_of_another_member(ctx: Context, tmp_path: Path, name: str) -> None:
-    seed(ctx, tmp_path)
+def test_a_member_sees_nothing_of_another_member(ctx: Context, name: str) -> None:
     deven = ctx.as_actor(resolve_actor(ctx.store, issue_grant(ctx, "deven").token))
     as_member = json.dumps(to_jsonable(safe(lambda: CALLS[name](deven))))
     leaked = [m for m in NAMES if m != "deven" and marker(m) in as_member]
@@ -174,9 +185,8 @@ def test_a_member_sees_nothing_of_another_member(ctx: Context, tmp_path: Path, n
         assert all(marker(m) in as_owner for m in NAMES)
 
 
-def test_member_activity_counts_only_what_the_actor_may_see(ctx: Context, tmp_path: Path) -> None:
+def test_member_activity_counts_only_what_the_actor_may_see(ctx: Context) -> None:
     """Member names are not markers: this reader's keys are checked directly."""
-    seed(ctx, tmp_path)
     deven = ctx.as_actor(resolve_actor(ctx.store, issue_grant(ctx, "deven").token))
     mine = sessions.member_activity(deven)
     assert list(mine) == ["deven"] and mine["deven"].sessions == 1

@@ -5,17 +5,19 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
 from textual.pilot import Pilot
 
-from viva_store.config import Config
+from viva_store.config import Config, load_config
 from viva_store.demo.harness_files import WRITERS, SessionSpec, Turn
 from viva_store.sessions.service import SessionFilter, get_session, list_sessions
 from viva_store.store import Context
 from viva_tui import themes
 from viva_tui.app import VivaApp
+from viva_tui.dialogs.report import ReportDialog
 from viva_tui.screens.backend import Backend
 from viva_tui.widgets.import_bar import ImportBar
 from viva_tui.widgets.triage_pane import TriagePane
@@ -109,6 +111,36 @@ def test_worker_errors_are_shown_not_swallowed(
 
     notes = drive(app, script)
     assert any("disk on fire" in message and "triage:page" in title for title, message in notes)
+
+
+def test_requests_made_while_the_store_opens_wait_for_it(demo_home: Path) -> None:
+    opened = threading.Event()
+    contexts: list[Context] = []
+
+    def connect() -> Context:
+        opened.wait(20)
+        contexts.append(open_context(demo_home))
+        return contexts[0]
+
+    app = VivaApp(connect, config=load_config({"VIVA_HOME": str(demo_home)}))
+
+    async def script(pilot: Pilot[None]) -> None:
+        await pilot.press("2", "ctrl+r")  # the store is not open yet
+        await pilot.pause(0.2)
+        assert not pilot.app.screen.query(TriagePane)
+        assert [w.group for w in pilot.app.workers] == ["store:open"]  # the rest waits
+        opened.set()
+        await settle(pilot)
+        assert isinstance(pilot.app.screen, ReportDialog)
+        pane = pilot.app.screen_stack[0].query_one(TriagePane)
+        assert pane.display and pane.order
+        assert set(pane.keys) == {"samuel", "alice", "deven", "oliver", "victor"}
+
+    try:
+        drive(app, script)
+    finally:
+        for ctx in contexts:
+            ctx.store.close()
 
 
 def test_import_shows_progress_only_while_it_runs(demo_home: Path, demo_ctx: Context) -> None:

@@ -27,7 +27,7 @@ from typing import Any, TypeVar
 
 from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import DatabaseError, OperationalError
 from sqlalchemy.pool import StaticPool
 
 from viva_store.errors import StoreError
@@ -60,15 +60,26 @@ def _sqlite_file(url: str) -> Path | None:
 
 def _create_private_file(path: Path) -> None:
     """Create the database file 0600 before SQLite does (its WAL inherits the mode)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
     if not path.exists():
         fd = os.open(path, os.O_CREAT | os.O_WRONLY, 0o600)
         os.close(fd)
     os.chmod(path, 0o600)
 
 
+def _writable(path: Path) -> bool:
+    """Whether SQLite can write the store at ``path`` and its journal beside it."""
+    folder_ok = os.access(path.parent, os.W_OK)
+    return folder_ok and (not path.exists() or os.access(path, os.W_OK))
+
+
 def make_engine(url: str) -> Engine:
-    """Make the process's engine for ``url`` (any SQLAlchemy URL)."""
+    """Make the process's engine for ``url`` (any SQLAlchemy URL).
+
+    A SQLite file is never created in a folder that does not exist (a mistyped
+    ``VIVA_DB_URL`` is an error, not a new empty store). A store whose file or folder
+    cannot be written (a read-only mount, a read-only copy) is opened read-only and
+    immutable: it serves reads, and a write fails with a one-line :class:`StoreError`.
+    """
     if not url.startswith("sqlite"):
         engine = create_engine(url, pool_pre_ping=True, future=True)
         _install_write_lock(engine)
@@ -76,12 +87,22 @@ def make_engine(url: str) -> Engine:
     path = _sqlite_file(url)
     if path is None:
         engine = create_engine(url, connect_args={"check_same_thread": False}, poolclass=StaticPool)
-    else:
+        _install_sqlite_hooks(engine, wal=False)
+        return engine
+    if not path.parent.is_dir():
+        raise StoreError(f"the store's folder does not exist: {path.parent}")
+    args: dict[str, Any] = {"check_same_thread": False, "timeout": BUSY_TIMEOUT_MS / 1000}
+    if _writable(path):
         _create_private_file(path)
-        engine = create_engine(
-            url, connect_args={"check_same_thread": False, "timeout": BUSY_TIMEOUT_MS / 1000}
-        )
-    _install_sqlite_hooks(engine, wal=path is not None)
+        engine = create_engine(url, connect_args=args)
+        _install_sqlite_hooks(engine, wal=True)
+        return engine
+    if not path.exists():
+        raise StoreError(f"no store at {path}, and its folder is read-only")
+    args["uri"] = True
+    readonly = f"sqlite:///file:{path}?mode=ro&immutable=1&uri=true"
+    engine = create_engine(readonly, connect_args=args)
+    _install_sqlite_hooks(engine, wal=False)
     return engine
 
 
@@ -112,51 +133,56 @@ def _install_write_lock(engine: Engine) -> None:
             conn.exec_driver_sql(PG_WRITE_LOCK)
 
 
-def is_busy(exc: BaseException) -> bool:
-    """Whether ``exc`` (the DBAPI's, or SQLAlchemy's wrapping it) says the store is busy
-    — another writer holds it — so that the transaction may be tried again."""
-    orig = getattr(exc, "orig", exc)
+def is_busy(exc: OperationalError) -> bool:
+    """Whether ``exc`` says the store is busy — another writer holds it — so that the
+    transaction may be tried again."""
+    orig = exc.orig
     if getattr(orig, "sqlstate", None) in _RETRY_STATES:
         return True
     text = str(orig).lower()
     return type(orig).__name__ == "OperationalError" and ("locked" in text or "busy" in text)
 
 
-def with_retries(attempt: Callable[[], T], busy: Callable[[Exception], bool]) -> T:
-    """``attempt()``, tried again with a growing random back-off while it fails with an
-    exception ``busy`` recognises; the last such failure becomes a :class:`StoreError`.
-    Any other exception propagates at once."""
-    delay = 0.02
-    for n in range(WRITE_RETRIES):
-        try:
-            return attempt()
-        except Exception as exc:
-            if not busy(exc):
-                raise
-            if n == WRITE_RETRIES - 1:
-                raise StoreError(f"cannot write the store: {getattr(exc, 'orig', exc)}") from exc
-            time.sleep(delay * (1 + random.random()))
-            delay = min(delay * 2, 1.0)
-    raise AssertionError("unreachable")
+def damage(exc: DatabaseError) -> StoreError | None:
+    """What to tell the user when ``exc`` says the store itself is unusable — not a
+    database, damaged, or read-only — as one line (None for any other failure)."""
+    reason = str(exc.orig).splitlines()[0] if exc.orig is not None else str(exc)
+    text = reason.lower()
+    if "not a database" in text or "malformed" in text or "corrupt" in text:
+        return StoreError(
+            f"the store is damaged ({reason}): restore a backup, or move the file away"
+            " to start a new store"
+        )
+    if "readonly database" in text or "read-only" in text:
+        return StoreError(f"the store is read-only ({reason}): it can be read, not changed")
+    return None
 
 
 def write(engine: Engine, work: Callable[[Connection], T]) -> T:
-    """Run ``work`` in one short write transaction, retrying while the store is busy.
+    """Run ``work`` in one short write transaction, retrying with a growing random
+    back-off while the store is busy; a failure that is not, or the last busy one,
+    becomes a :class:`StoreError`.
 
     Do slow work (parsing, redaction) *before* calling this: the write lock is
     held for the whole of ``work``.
     """
-
-    def attempt() -> T:
+    delay = 0.02
+    for attempt in range(WRITE_RETRIES):
         try:
             with engine.connect().execution_options(**{_WRITE: True}) as conn, conn.begin():
                 return work(conn)
         except OperationalError as exc:
-            if is_busy(exc):
-                raise
-            raise StoreError(f"cannot write the store: {exc.orig}") from exc
-
-    return with_retries(attempt, lambda exc: isinstance(exc, OperationalError) and is_busy(exc))
+            if (unusable := damage(exc)) is not None:
+                raise unusable from exc
+            if not is_busy(exc) or attempt == WRITE_RETRIES - 1:
+                raise StoreError(f"cannot write the store: {exc.orig}") from exc
+            time.sleep(delay * (1 + random.random()))
+            delay = min(delay * 2, 1.0)
+        except DatabaseError as exc:
+            if (unusable := damage(exc)) is not None:
+                raise unusable from exc
+            raise
+    raise AssertionError("unreachable")
 
 
 _PG_READ = {"isolation_level": "REPEATABLE READ", "postgresql_readonly": True}
@@ -168,8 +194,13 @@ def read(engine: Engine, work: Callable[[Connection], T]) -> T:
     default isolation takes a snapshot per statement, so there the transaction is
     ``REPEATABLE READ`` (which a reader never fails at) and ``READ ONLY``: a write slipped
     into a read fails at once instead of going round the write lock."""
-    with engine.connect() as conn:
-        if engine.dialect.name != "sqlite":
-            conn = conn.execution_options(**_PG_READ)
-        with conn.begin():
-            return work(conn)
+    try:
+        with engine.connect() as conn:
+            if engine.dialect.name != "sqlite":
+                conn = conn.execution_options(**_PG_READ)
+            with conn.begin():
+                return work(conn)
+    except DatabaseError as exc:
+        if (unusable := damage(exc)) is not None:
+            raise unusable from exc
+        raise

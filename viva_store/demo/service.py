@@ -22,6 +22,7 @@ from viva_store.access import OWNER
 from viva_store.config import CONFIG_TEMPLATE, Config
 from viva_store.demo.content import HARNESSES, MODELS, OUTSIDE_PROMPTS, PROJECTS, WORK
 from viva_store.demo.harness_files import WRITERS, SessionSpec, Turn
+from viva_store.importing.harness.registry import names as harness_names
 from viva_store.importing.pipeline import run_import
 from viva_store.members.executions import finish_execution, start_execution
 from viva_store.members.roster import list_members, load_team
@@ -154,7 +155,9 @@ def build_demo(
     say = progress or (lambda _m: None)
     now = now or clock.now()
     home.mkdir(parents=True, exist_ok=True)
-    roots = {h: home / "harness-files" / h for h in WRITERS}
+    # Every harness gets a root in the demo's home, written to or not: a demo store never
+    # falls back to the harnesses' own folders, which hold the user's real sessions.
+    roots = {h: home / "harness-files" / h for h in harness_names()}
     (home / "config.toml").write_text(
         CONFIG_TEMPLATE
         + DEMO_SKILLS
@@ -208,7 +211,7 @@ def build_demo(
                     finish_execution(ctx, ex.id, item.outcome)
         evening = datetime.fromisoformat(day).replace(hour=21, tzinfo=now.tzinfo)
         with clock.frozen(min(evening, now)):
-            _drain(run_import(ctx, list(roots), {h: str(p) for h, p in roots.items()}))
+            _drain(run_import(ctx, list(WRITERS), {h: str(p) for h, p in roots.items()}))
             filed = [i for i in items if i.filed]
             for member in sorted({i.member for i in filed}):
                 classify(ctx, [i.spec.native_id for i in filed if i.member == member], member)

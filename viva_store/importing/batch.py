@@ -1,4 +1,9 @@
-"""The write half of an import: pending batches, file states, the run record."""
+"""The write half of an import: what the next transaction stores, and who stores it.
+
+A run's reads flow into a :class:`Pending` batch; the :class:`Writer` stores it
+in one short write transaction (:func:`~viva_store.importing.write.commit`)
+whenever it fills, before another harness's files, and at the end.
+"""
 
 from __future__ import annotations
 
@@ -6,23 +11,108 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, insert, select, update
+from sqlalchemy import insert, select
 
-from viva_store.db.schema import IMPORT_RUN, QUARANTINE, REDACTION, SOURCE_FILE
-from viva_store.importing.prepare import Batch
-from viva_store.importing.read import QuarantineRow, Sink
-from viva_store.importing.write import write_batch
+from viva_store.db.schema import IMPORT_RUN, SOURCE_FILE
+from viva_store.importing.harness.model import ParsedChunk
+from viva_store.importing.prepare import Batch, quarantine_row
+from viva_store.importing.read import FileState, QuarantinedLine
+from viva_store.importing.write import QuarantineRow, WriteResult, commit
 from viva_store.store import Context
+
+BATCH_BYTES = 8 << 20
+"""Text a pending batch gathers before it is stored (bounds memory per transaction)."""
 
 
 @dataclass(slots=True)
 class Tally:
-    """What the writes of a run stored (merged into the run's summary)."""
+    """What the writes of a run stored, added up."""
 
     new_session_ids: set[str] = field(default_factory=set)
     updated_session_ids: set[str] = field(default_factory=set)
     messages_added: int = 0
     redactions: int = 0
+
+    def add(self, result: WriteResult) -> None:
+        """Count one transaction's result."""
+        self.new_session_ids |= result.new_sessions
+        self.updated_session_ids |= result.updated_sessions
+        self.messages_added += result.messages_added
+        self.redactions += result.redactions
+
+
+@dataclass(slots=True)
+class Pending:
+    """What the next write transaction stores: chunks of one or more files of one
+    harness (redacted as they are added), their quarantined lines, and the states
+    of the files read to the end.
+
+    Gathering small files into one transaction matters: most session files are
+    small, and a transaction per file would cost more than the parsing.
+    """
+
+    now: datetime
+    batch: Batch = field(default_factory=lambda: Batch(""))
+    quarantined: list[QuarantineRow] = field(default_factory=list)
+    files: list[FileState] = field(default_factory=list)
+    replace_usage: bool = False  # whole-file sources report running totals: latest wins
+
+    @property
+    def size(self) -> int:
+        return self.batch.size
+
+    @property
+    def empty(self) -> bool:
+        return not (self.batch.sessions or self.quarantined or self.files)
+
+    def add(self, item: ParsedChunk | QuarantinedLine, source_path: str) -> None:
+        """Take one thing a read yielded from ``source_path``."""
+        if isinstance(item, QuarantinedLine):
+            self.quarantined.append(quarantine_row(item, self.now))
+        else:
+            self.batch.add(item, source_path)
+
+    def absorb(self, other: Pending) -> None:
+        """Take everything ``other`` (a worker's batch of the same harness) holds."""
+        self.batch.absorb(other.batch)
+        self.quarantined.extend(other.quarantined)
+        self.files.extend(other.files)
+
+
+class Writer:
+    """Stores what a run reads, one pending batch at a time, and adds up what it stored."""
+
+    def __init__(self, ctx: Context, run_id: str) -> None:
+        self.ctx = ctx
+        self.run_id = run_id
+        self.now = ctx.store.now()
+        self.pending = Pending(self.now)
+        self.written = Tally()
+
+    @property
+    def full(self) -> bool:
+        return self.pending.size >= BATCH_BYTES
+
+    def begin(self, harness: str) -> None:
+        """A file of ``harness`` is next: a batch holds one harness's sessions, so
+        the pending one is stored first if it is another's."""
+        if self.pending.batch.harness != harness:
+            self.flush(harness)
+
+    def flush(self, harness: str | None = None) -> None:
+        """Store the pending batch (if it holds anything) and start the next one."""
+        pending = self.pending
+        self.pending = Pending(self.now, Batch(harness or pending.batch.harness))
+        self.store(pending)
+
+    def store(self, pending: Pending) -> None:
+        """Store ``pending`` in one write transaction."""
+        if pending.empty:
+            return
+        pending.batch.finish()
+        now = self.ctx.store.now()
+        result = self.ctx.store.write(lambda conn: commit(conn, pending, self.run_id, now))
+        self.written.add(result)
 
 
 def known_files(ctx: Context, harnesses: list[str]) -> dict[tuple[str, str], tuple[int, ...]]:
@@ -42,101 +132,12 @@ def known_files(ctx: Context, harnesses: list[str]) -> dict[tuple[str, str], tup
 _KNOWN = f"SELECT harness, path, id, size, mtime_ns, inode FROM {SOURCE_FILE.name}"
 
 
-def file_row(ctx: Context, file_id: int) -> Any:
+def file_state(ctx: Context, file_id: int) -> FileState:
     """Everything remembered about a file that changed (offset, digest, reader state)."""
-    return ctx.store.read(
+    row = ctx.store.read(
         lambda c: c.execute(select(SOURCE_FILE).where(SOURCE_FILE.c.id == file_id)).one()
     )
-
-
-@dataclass
-class Pending:
-    """What the next write transaction stores: chunks of one or more files, their
-    quarantined lines, and the states of the files read to the end.
-
-    Gathering small files into one transaction matters: most session files are
-    small, and a transaction per file would cost more than the parsing.
-    """
-
-    now: datetime
-    sink: Sink = field(default_factory=lambda: Sink(Batch("")))
-    files: list[dict[str, Any]] = field(default_factory=list)
-    replace_usage: bool = False
-
-    @property
-    def size(self) -> int:
-        return self.sink.batch.size
-
-
-def flush(ctx: Context, summary: Tally, run_id: str, pending: Pending) -> None:
-    """Store the pending batch in one short write transaction, then start a new one."""
-    batch, files = pending.sink.batch, list(pending.files)
-    quarantined: list[QuarantineRow] = list(pending.sink.quarantined)
-    pending.sink.batch = Batch(batch.harness)
-    pending.sink.quarantined.clear()
-    pending.files.clear()
-    if not batch.sessions and not quarantined and not files:
-        return
-    batch.finish()
-    now = ctx.store.now()
-
-    def work(conn: Connection) -> None:
-        result = write_batch(conn, batch, run_id, now, replace_usage=pending.replace_usage)
-        summary.new_session_ids |= result.new_sessions
-        summary.updated_session_ids |= result.updated_sessions
-        summary.messages_added += result.messages_added
-        summary.redactions += result.redactions
-        for qrow, ledger in quarantined:
-            inserted = conn.execute(
-                insert(QUARANTINE).values(run_id=run_id, **qrow)
-            ).inserted_primary_key
-            qid = inserted[0] if inserted is not None else None
-            if ledger:
-                conn.execute(
-                    insert(REDACTION),
-                    [
-                        {
-                            **e,
-                            "run_id": run_id,
-                            "session_id": None,
-                            "message_key": None,
-                            "quarantine_id": qid,
-                            "ruleset": qrow["ruleset"],
-                        }
-                        for e in ledger
-                    ],
-                )
-                summary.redactions += len(ledger)
-        save_file_states(conn, files)
-
-    ctx.store.write(work)
-
-
-def save_file_states(conn: Connection, states: list[dict[str, Any]]) -> None:
-    """Remember how far each file was read (insert the new, update the known)."""
-    if not states:
-        return
-    known = {
-        (r.harness, r.path)
-        for r in conn.execute(
-            select(SOURCE_FILE.c.harness, SOURCE_FILE.c.path).where(
-                SOURCE_FILE.c.path.in_([s["path"] for s in states])
-            )
-        )
-    }
-    fresh = [
-        {**s, "first_seen_at": s["imported_at"]}
-        for s in states
-        if (s["harness"], s["path"]) not in known
-    ]
-    if fresh:
-        conn.execute(insert(SOURCE_FILE), fresh)
-    for state in states:
-        if (state["harness"], state["path"]) in known:
-            key = (SOURCE_FILE.c.harness == state["harness"]) & (
-                SOURCE_FILE.c.path == state["path"]
-            )
-            conn.execute(update(SOURCE_FILE).where(key).values(**state))
+    return FileState.from_row(row)
 
 
 def record_run(

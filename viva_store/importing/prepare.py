@@ -11,11 +11,14 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from viva_store.importing.harness.model import Message, ParsedChunk, SessionMeta, Usage
 from viva_store.redact.engine import RULESET_VERSION, may_hold_secret, redact_obj, redact_text
 from viva_store.redact.gate import flagged
+
+if TYPE_CHECKING:
+    from viva_store.importing.read import QuarantinedLine
 
 _META_TEXT = ("project", "cwd", "git_branch", "title", "entrypoint", "originator")
 
@@ -205,22 +208,30 @@ class Batch:
         where = {"session_id": sid, "message_key": message.key}
         text, tool, tool_input, tool_result = redact_message_fields(message, ledger, where, suspect)
         self.size += len(text) + len(tool_result or "") + 200
-        return {
+        row = {
             "session_id": sid,
             "key": message.key,
             "role": message.role,
-            "at": message.at,
             "text": text,
-            "tool": tool,
-            "tool_input": tool_input,
-            "tool_result": tool_result,
             "sidechain": message.sidechain,
             "synthetic": message.synthetic,
-            "model": message.model,
             "kind": message.kind or "",
-            "raw": ledger.obj(message.raw, {"session_id": sid, "message_key": message.key}, "raw"),
             "ruleset": RULESET_VERSION,
         }
+        # A column left out is stored as SQL NULL, and every value sent costs the
+        # insert a little: the optional fields are sent only when they hold something.
+        for name, value in (
+            ("at", message.at),
+            ("tool", tool),
+            ("tool_input", tool_input),
+            ("tool_result", tool_result),
+            ("model", message.model),
+        ):
+            if value is not None:
+                row[name] = value
+        if message.raw is not None:
+            row["raw"] = ledger.obj(message.raw, where, "raw")
+        return row
 
     def finish(self) -> None:
         """Name the project, and redact the merged session metadata (titles and paths
@@ -256,25 +267,18 @@ def _usage_row(harness: str, sid: str, usage: Usage) -> dict[str, Any]:
 
 
 def quarantine_row(
-    harness: str,
-    path: str,
-    line: int | None,
-    offset: int | None,
-    length: int,
-    reason: str,
-    raw: bytes | None,
-    at: datetime,
+    line: QuarantinedLine, at: datetime
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """A quarantined line as a row (raw bytes scanned as text and redacted) and its ledger."""
-    text = clean(raw.decode("utf-8", errors="replace")) if raw else ""
+    text = clean(line.raw.decode("utf-8", errors="replace")) if line.raw else ""
     redacted, hits = redact_text(text)
     row = {
-        "harness": harness,
-        "path": path,
-        "line": line,
-        "byte_offset": offset,
-        "length": length,
-        "reason": reason,
+        "harness": line.harness,
+        "path": line.path,
+        "line": line.line,
+        "byte_offset": line.offset,
+        "length": line.length,
+        "reason": line.reason,
         "raw": redacted,
         "ruleset": RULESET_VERSION,
         "at": at,

@@ -1,24 +1,23 @@
-"""Reading one JSON-lines source file into prepared rows — no database.
+"""Reading one source file: what it holds, as values that flow one way — no database.
 
-This is the CPU-heavy half of an import (decode, normalize, redact), kept free
-of I/O on the store so that it can run in worker processes: :func:`read_file`
-takes plain values and returns plain values (picklable), while
-:func:`read_lines` streams a file of any size into a caller's pending batch.
+This is the CPU-heavy half of an import (decode, normalize; redaction follows
+in :mod:`~viva_store.importing.prepare`), kept free of the store so it can run
+in worker processes. :func:`read_lines` is a generator: it yields the parsed
+chunks and the quarantined lines of a JSON-lines file as it goes, so a file of
+any size streams, and returns the file's new state with its line accounting.
+:func:`read_whole` does the same for a source read whole.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, NamedTuple
+from typing import Any, Generic, NamedTuple, TypeVar
 
 from viva_store.importing.harness import registry
-from viva_store.importing.harness.lines import Progress, iter_lines, open_source
-from viva_store.importing.harness.model import Problem, Record, SourceFile
-from viva_store.importing.prepare import Batch, quarantine_row
-
-QuarantineRow = tuple[dict[str, Any], list[dict[str, Any]]]
+from viva_store.importing.harness.lines import LineOutcome, Progress, iter_lines, open_source
+from viva_store.importing.harness.model import JsonObj, ParsedChunk, Problem, Record, SourceFile
 
 
 class Fingerprint(NamedTuple):
@@ -31,19 +30,71 @@ class Fingerprint(NamedTuple):
 
 
 @dataclass(frozen=True, slots=True)
+class FileState:
+    """How far a source was read: one ``source_file`` row."""
+
+    harness: str
+    path: str
+    kind: str
+    size: int
+    mtime_ns: int
+    inode: int
+    byte_offset: int
+    lines: int
+    last_line_length: int
+    last_line_digest: str
+    reader_state: JsonObj
+    file_mtime: datetime
+    imported_at: datetime
+
+    @classmethod
+    def from_row(cls, row: Any) -> FileState:
+        """The state stored in a ``source_file`` row."""
+        return cls(**{name: getattr(row, name) for name in cls.__dataclass_fields__})
+
+    def row(self) -> dict[str, Any]:
+        """The values of its ``source_file`` row."""
+        return {name: getattr(self, name) for name in self.__dataclass_fields__}
+
+
+@dataclass(frozen=True, slots=True)
 class Resume:
-    """Where to continue a file: byte offset, next line number, the reader's state,
-    and the last line read (to store again if nothing new is read)."""
+    """Where to continue a file: byte offset, next line number, the reader's saved
+    state, and the last line read (to store again if nothing new is read)."""
 
     offset: int = 0
     next_line: int = 1
-    state: dict[str, Any] = field(default_factory=dict)
+    state: JsonObj = field(default_factory=dict)
     last_line_length: int = 0
     last_line_digest: str = ""
 
+    @classmethod
+    def after(cls, known: FileState) -> Resume:
+        """Continue where ``known`` stopped."""
+        return cls(
+            known.byte_offset,
+            known.lines + 1,
+            dict(known.reader_state or {}),
+            known.last_line_length,
+            known.last_line_digest,
+        )
 
-@dataclass(slots=True)
-class Counts:
+
+@dataclass(frozen=True, slots=True)
+class QuarantinedLine:
+    """A line that could not be used; its raw bytes are redacted before they are stored."""
+
+    harness: str
+    path: str
+    line: int | None
+    offset: int | None
+    length: int
+    reason: str
+    raw: bytes | None
+
+
+@dataclass(frozen=True, slots=True)
+class LineCounts:
     """Line accounting of a read: input bytes = stored + quarantined + blank + withheld."""
 
     lines_read: int = 0
@@ -51,107 +102,154 @@ class Counts:
     lines_blank: int = 0
     lines_quarantined: int = 0
     bytes_withheld: int = 0
-    problems: list[Problem] = field(default_factory=list)
+    problems: tuple[Problem, ...] = ()
 
 
-@dataclass(slots=True)
-class Sink:
-    """Where a read puts what it prepares (a run's pending batch, or a worker's own)."""
+@dataclass(frozen=True, slots=True)
+class FileRead:
+    """What a finished read returns: the file's new state and its accounting."""
 
-    batch: Batch
-    quarantined: list[QuarantineRow] = field(default_factory=list)
+    state: FileState
+    counts: LineCounts
 
 
-def read_lines(
-    source: SourceFile,
-    st: Fingerprint,
-    resume: Resume,
-    now: datetime,
-    sink: Sink,
-    counts: Counts,
-    full: Callable[[], None] | None = None,
-    limit: int = 8 << 20,
-) -> dict[str, Any]:
-    """Read ``source`` from ``resume`` into ``sink``; returns the file's new state.
+Read = Generator[ParsedChunk | QuarantinedLine, None, FileRead]
+"""A read in progress: chunks and quarantined lines, then the :class:`FileRead`."""
 
-    ``full`` is called whenever the sink's batch passes ``limit`` bytes (the caller
-    stores it and replaces ``sink.batch``), so a file of any size streams.
-    """
-    reader = registry.module(source.harness)
-    state = dict(resume.state)
+Y = TypeVar("Y")
+
+
+class Reading(Generic[Y]):
+    """A read to iterate with ``for``; :meth:`result` is its :class:`FileRead` afterwards."""
+
+    def __init__(self, read: Generator[Y, None, FileRead]) -> None:
+        self._read = read
+        self._result: FileRead | None = None
+
+    def __iter__(self) -> Iterator[Y]:
+        self._result = yield from self._read
+
+    def result(self) -> FileRead:
+        """The finished read's result."""
+        if self._result is None:
+            raise RuntimeError("the read was not iterated to its end")
+        return self._result
+
+
+def read_lines(source: SourceFile, st: Fingerprint, resume: Resume, now: datetime) -> Read:
+    """Read the JSON-lines ``source`` from ``resume``: its chunks and quarantined lines,
+    in file order, as the reader produces them; returns the file's new state."""
+    reader = registry.reader(source.harness)
     path = str(source.path)
     progress = Progress()
+    tally = _Tally()
     with open_source(source.path) as fh:
         outcomes = iter_lines(fh, resume.offset, resume.next_line, progress=progress)
-
-        def records() -> Iterator[Record]:
-            for out in outcomes:
-                counts.lines_read += 1
-                counts.bytes_read += out.length
-                if out.reason is not None:
-                    counts.problems.append(Problem(path, out.line, out.reason))
-                if out.kind == "blank":
-                    counts.lines_blank += 1
-                elif out.kind == "quarantined":
-                    counts.lines_quarantined += 1
-                    reason = out.reason or "unusable line"
-                    sink.quarantined.append(
-                        quarantine_row(
-                            source.harness,
-                            path,
-                            out.line,
-                            out.offset,
-                            out.length,
-                            reason,
-                            out.raw,
-                            now,
-                        )
-                    )
-                elif out.positions:
-                    for obj, pos in zip(out.records, out.positions, strict=True):
-                        yield Record(out.line, out.offset + pos, obj)
-                else:
-                    yield Record(out.line, out.offset, out.records[0])
-
-        for chunk in reader.parse_records(source, records(), state):
-            sink.batch.add(chunk, path)
-            if full is not None and sink.batch.size >= limit:
-                full()
+        parsing = reader.parse_records(source, tally.records(outcomes, path), resume.state)
+        while True:
+            try:
+                chunk = next(parsing)
+            except StopIteration as done:
+                saved: JsonObj = done.value
+                break
+            yield from tally.take_quarantined(source.harness, path)
+            yield chunk
+        yield from tally.take_quarantined(source.harness, path)
     if progress.error:
-        counts.problems.append(Problem(path, progress.next_line, progress.error))
-    counts.bytes_withheld += progress.withheld
+        tally.problems.append(Problem(path, progress.next_line, progress.error))
     read_any = progress.lines > 0
-    return {
-        "harness": source.harness,
-        "path": path,
-        "kind": source.kind,
-        "size": st.st_size,
-        "mtime_ns": st.st_mtime_ns,
-        "inode": st.st_ino,
-        "byte_offset": progress.offset,
-        "lines": progress.next_line - 1,
-        "last_line_length": progress.last_line_length if read_any else resume.last_line_length,
-        "last_line_digest": (progress.last_line_sha256 or "")
-        if read_any
-        else resume.last_line_digest,
-        "reader_state": state,
-        "file_mtime": datetime.fromtimestamp(st.st_mtime, UTC),
-        "imported_at": now,
-    }
+    state = FileState(
+        harness=source.harness,
+        path=path,
+        kind=source.kind,
+        size=st.st_size,
+        mtime_ns=st.st_mtime_ns,
+        inode=st.st_ino,
+        byte_offset=progress.offset,
+        lines=progress.next_line - 1,
+        last_line_length=progress.last_line_length if read_any else resume.last_line_length,
+        last_line_digest=(progress.last_line_sha256 or "") if read_any else resume.last_line_digest,
+        reader_state=saved,
+        file_mtime=datetime.fromtimestamp(st.st_mtime, UTC),
+        imported_at=now,
+    )
+    return FileRead(state, tally.counts(progress.withheld))
+
+
+def read_whole(
+    source: SourceFile, st: Fingerprint, now: datetime
+) -> Generator[ParsedChunk, None, FileRead]:
+    """Read a source that is not JSON lines: its chunks; returns its state and problems.
+
+    Such a source is read again whole whenever it changes, so its state records
+    only its fingerprint.
+    """
+    problems: list[Problem] = []
+    for item in registry.reader(source.harness).read_whole(source):
+        if isinstance(item, Problem):
+            problems.append(item)
+        else:
+            yield item
+    state = FileState(
+        harness=source.harness,
+        path=str(source.path),
+        kind=source.kind,
+        size=st.st_size,
+        mtime_ns=st.st_mtime_ns,
+        inode=st.st_ino,
+        byte_offset=st.st_size,
+        lines=0,
+        last_line_length=0,
+        last_line_digest="",
+        reader_state={},
+        file_mtime=datetime.fromtimestamp(st.st_mtime, UTC),
+        imported_at=now,
+    )
+    return FileRead(state, LineCounts(bytes_read=st.st_size, problems=tuple(problems)))
 
 
 @dataclass(slots=True)
-class FileRead:
-    """Everything a worker prepared from one file."""
+class _Tally:
+    """The accounting of one read while it runs (local to :func:`read_lines`)."""
 
-    sink: Sink
-    file_state: dict[str, Any]
-    counts: Counts
+    lines_read: int = 0
+    bytes_read: int = 0
+    lines_blank: int = 0
+    problems: list[Problem] = field(default_factory=list)
+    quarantined: list[LineOutcome] = field(default_factory=list)
+    lines_quarantined: int = 0
 
+    def records(self, outcomes: Iterator[LineOutcome], path: str) -> Iterator[Record]:
+        """The records of the lines, counting every line and setting aside the unusable."""
+        for out in outcomes:
+            self.lines_read += 1
+            self.bytes_read += out.length
+            if out.reason is not None:
+                self.problems.append(Problem(path, out.line, out.reason))
+            if out.kind == "blank":
+                self.lines_blank += 1
+            elif out.kind == "quarantined":
+                self.lines_quarantined += 1
+                self.quarantined.append(out)
+            elif out.positions:
+                for obj, pos in zip(out.records, out.positions, strict=True):
+                    yield Record(out.line, out.offset + pos, obj)
+            else:
+                yield Record(out.line, out.offset, out.records[0])
 
-def read_file(source: SourceFile, st: Fingerprint, resume: Resume, now: datetime) -> FileRead:
-    """Read a whole (small) file into a batch of its own: the worker process's job."""
-    sink = Sink(Batch(source.harness))
-    counts = Counts()
-    state = read_lines(source, st, resume, now, sink, counts)
-    return FileRead(sink, state, counts)
+    def take_quarantined(self, harness: str, path: str) -> Iterator[QuarantinedLine]:
+        """The lines set aside since the last call."""
+        lines, self.quarantined = self.quarantined, []
+        for out in lines:
+            reason = out.reason or "unusable line"
+            yield QuarantinedLine(harness, path, out.line, out.offset, out.length, reason, out.raw)
+
+    def counts(self, withheld: int) -> LineCounts:
+        return LineCounts(
+            self.lines_read,
+            self.bytes_read,
+            self.lines_blank,
+            self.lines_quarantined,
+            withheld,
+            tuple(self.problems),
+        )

@@ -1,10 +1,10 @@
-"""Storing one prepared batch in one short write transaction.
+"""Storing one pending batch in one short write transaction: :func:`commit`.
 
 Idempotent by construction: a message is new only if its ``(session, key)``
 is not stored yet, a usage figure only if its ``(harness, usage_key)`` is
 not; so re-reading a file (replaced, shrunk, or a crash mid-import) adds
 nothing twice. No engine-specific SQL: existing keys are selected first, then
-the new rows are inserted with one ``executemany`` per table.
+the new rows are inserted with one Core ``executemany`` per table and shape.
 """
 
 from __future__ import annotations
@@ -12,14 +12,20 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Connection, func, insert, select, update
+from sqlalchemy import Connection, Table, func, insert, select, update
 
 from viva_store.clock import as_utc
-from viva_store.db.guards import bulk_insert
-from viva_store.db.schema import MESSAGE, REDACTION, SESSION, USAGE
+from viva_store.db.schema import MESSAGE, QUARANTINE, REDACTION, SESSION, SOURCE_FILE, USAGE
 from viva_store.importing.prepare import Batch, PreparedSession
+
+if TYPE_CHECKING:
+    from viva_store.importing.batch import Pending
+    from viva_store.importing.read import FileState
+
+QuarantineRow = tuple[dict[str, Any], list[dict[str, Any]]]
+"""A quarantined line's row (redacted) and its redaction ledger."""
 
 IN_BATCH = 500
 TOKENS = (
@@ -39,6 +45,17 @@ class WriteResult:
     updated_sessions: set[str] = field(default_factory=set)
     messages_added: int = 0
     redactions: int = 0
+
+
+def commit(conn: Connection, pending: Pending, run_id: str, now: datetime) -> WriteResult:
+    """Everything one pending batch stores, in the caller's one transaction: the
+    sessions with their new messages, usage and redaction ledger, the quarantined
+    lines, and how far each file was read. Work that must commit together with a
+    batch's sessions belongs here."""
+    result = write_batch(conn, pending.batch, run_id, now, replace_usage=pending.replace_usage)
+    result.redactions += write_quarantine(conn, pending.quarantined, run_id)
+    save_file_states(conn, pending.files)
+    return result
 
 
 def _existing(conn: Connection, column: Any, where: Any, values: Sequence[str]) -> set[str]:
@@ -148,14 +165,12 @@ def write_batch(
             for entry in prepared.ledger
             if entry["message_key"] is None or entry["message_key"] in added_keys
         )
-    if new_rows:
-        for shape in _by_shape(new_rows):
-            conn.execute(insert(SESSION), shape)
+    insert_rows(conn, SESSION, new_rows)
     for sid, values in changes:
         conn.execute(update(SESSION).where(SESSION.c.id == sid).values(updated_at=now, **values))
-    bulk_insert(conn, MESSAGE, all_messages)
+    insert_rows(conn, MESSAGE, all_messages)
     inserted = [u for usage in fresh_usage.values() for u in usage if not u.pop("_stored", False)]
-    bulk_insert(conn, USAGE, inserted)
+    insert_rows(conn, USAGE, inserted)
     if replace_usage:
         _refresh_tokens(conn, fresh_usage)
     if ledger:
@@ -167,12 +182,67 @@ def write_batch(
     return result
 
 
-def _by_shape(rows: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
-    """Group rows by their set of keys (one executemany needs one shape)."""
+def insert_rows(conn: Connection, table: Table, rows: list[dict[str, Any]]) -> None:
+    """Insert ``rows`` with one Core ``executemany`` per shape (the row's keys, in the
+    order its builder gives them): one statement needs one shape, and a column left
+    out is stored as SQL NULL."""
     shapes: dict[tuple[str, ...], list[dict[str, Any]]] = {}
     for row in rows:
-        shapes.setdefault(tuple(sorted(row)), []).append(row)
-    return list(shapes.values())
+        shapes.setdefault(tuple(row), []).append(row)
+    for shape in shapes.values():
+        conn.execute(table.insert(), shape)
+
+
+def write_quarantine(conn: Connection, rows: list[QuarantineRow], run_id: str) -> int:
+    """Store quarantined lines and their ledgers; returns the redactions recorded."""
+    redactions = 0
+    for qrow, ledger in rows:
+        inserted = conn.execute(
+            insert(QUARANTINE).values(run_id=run_id, **qrow)
+        ).inserted_primary_key
+        qid = inserted[0] if inserted is not None else None
+        if ledger:
+            conn.execute(
+                insert(REDACTION),
+                [
+                    {
+                        **e,
+                        "run_id": run_id,
+                        "session_id": None,
+                        "message_key": None,
+                        "quarantine_id": qid,
+                        "ruleset": qrow["ruleset"],
+                    }
+                    for e in ledger
+                ],
+            )
+            redactions += len(ledger)
+    return redactions
+
+
+def save_file_states(conn: Connection, states: list[FileState]) -> None:
+    """Remember how far each file was read (insert the new, update the known)."""
+    if not states:
+        return
+    known = {
+        (r.harness, r.path)
+        for r in conn.execute(
+            select(SOURCE_FILE.c.harness, SOURCE_FILE.c.path).where(
+                SOURCE_FILE.c.path.in_([s.path for s in states])
+            )
+        )
+    }
+    fresh = [
+        {**s.row(), "first_seen_at": s.imported_at}
+        for s in states
+        if (s.harness, s.path) not in known
+    ]
+    if fresh:
+        conn.execute(insert(SOURCE_FILE), fresh)
+    for state in states:
+        if (state.harness, state.path) in known:
+            key = (SOURCE_FILE.c.harness == state.harness) & (SOURCE_FILE.c.path == state.path)
+            conn.execute(update(SOURCE_FILE).where(key).values(**state.row()))
 
 
 def _fresh_usage(conn: Connection, batch: Batch, replace: bool) -> dict[str, list[dict[str, Any]]]:

@@ -116,15 +116,6 @@ def hold_message_writes(conn: Connection) -> None:
         conn.exec_driver_sql("LOCK TABLE message IN SHARE MODE")
 
 
-def index_messages(conn: Connection, after: int, upto: int) -> int:
-    """Index the non-empty messages with ``after < id <= upto``; returns how many."""
-    if conn.dialect.name != "sqlite":
-        return 0
-    from viva_store.recall import fts_keys  # it builds on this module's names
-
-    return fts_keys.index_messages(conn, after, upto)
-
-
 def index_new_titles(conn: Connection) -> int:
     """Index, in one statement, the titles of sessions not indexed yet (``title`` still NULL).
 

@@ -34,7 +34,7 @@ from viva_store.db.schema import (
     RECALL_STATE,
     SESSION,
 )
-from viva_store.recall import fts
+from viva_store.recall import fts, fts_keys
 from viva_store.recall.ranking import ImportanceSignals, importance
 from viva_store.store import Context
 
@@ -139,7 +139,8 @@ def _index_chunk(conn: Connection, report: RefreshReport) -> bool:
         )
     )
     _ensure_rows(conn, [r.session_id for r in rows])  # the index refers to them (SQLite)
-    report.messages_indexed += fts.index_messages(conn, after, upto)
+    if conn.dialect.name == "sqlite":  # PostgreSQL's GIN indexes keep themselves current
+        report.messages_indexed += fts_keys.index_messages(conn, after, upto)
     bumps = [{"sid": r.session_id, "n": int(r.errors or 0)} for r in rows if r.errors]
     if bumps:
         conn.execute(

@@ -241,13 +241,17 @@ def recall(
     params = RecallParams.from_config(ctx.store.config.section("recall"))
     parsed = parse_query(query, params.max_query_chars)
 
-    def work(conn: Connection, check: bool = True) -> RecallResult | None:
+    def work(conn: Connection, check: bool = True, stale: bool = False) -> RecallResult | None:
         stamp = changes.stamp(conn)
         if check and changes.remembered(conn, PENDING, lambda: recall_index.pending(conn), stamp):
             return None  # index what is new first (a write), then search
         fts.prepare(conn)
         plan = _plan(ctx, conn, member, order, state)
         notes: list[str] = []
+        if stale:
+            notes.append(
+                "the store is read-only: what was recovered since its last search is not indexed"
+            )
         if parsed.truncated:
             notes.append(f"query truncated to {params.max_query_chars} characters")
         if parsed.dropped_tokens:
@@ -274,7 +278,9 @@ def recall(
         )
 
     result = ctx.store.read(work)
-    if result is None:
+    if result is None and ctx.store.read_only:
+        result = ctx.store.read(lambda c: work(c, check=False, stale=True))
+    elif result is None:
         recall_index.refresh(ctx)
         result = ctx.store.read(lambda c: work(c, check=False))
     assert result is not None

@@ -1,42 +1,38 @@
-"""A member's session axis: where each skill event sits on the session track.
+"""A member's session axis (DESIGN §3): what positions on the session track count.
 
 The axis is the member's attributed sessions (``attribution.status = 'attributed'``),
 sub-agent sessions excluded (they run inside their parent session and would count one
 piece of work many times), sessions without a start time excluded, ordered by
-``(started_at, id)``. Positions on it:
+``(started_at, id)``; :func:`live_rows` is that definition in SQL. It is kept as rows of
+``skill_axis`` (member, session, start, 1-based ordinal), written by :func:`refresh_axes`
+wherever the axis can change — an attribution change, which rebuilds those members'
+weights right after, and the owner's rebuild — so the rows are exactly as fresh as the
+weight cache built from them (``viva skill rebuild --check`` compares them with
+:func:`live_rows`). Every reader uses the rows; the rebuild joins them with the log (a
+plain table: a parallel hash join on PostgreSQL). Positions on the axis:
 
-* an event tied to a session on the axis sits at that session's 1-based ordinal;
+* an event tied to a session on the axis sits at that session's ordinal;
 * an event tied to an execution whose session is on the axis sits at that session;
 * any other event sits at the number of axis sessions started at or before its
   instant ``τ`` — the session's start, else the execution's start, else the event's
   ``at``;
 * "now" is the number of sessions on the axis.
-
-Classifying or unclassifying a session changes the axis, so positions are recomputed
-from it on every rebuild (the stored ``session_pos`` is the position when recorded). The
-number of sessions is cached per member in ``store_meta`` (key ``skill_axis:<member>``),
-refreshed by every rebuild, so that a single use does not count thousands of sessions.
-The ordinals themselves are kept as rows, refreshed with every attribution change
-(:mod:`viva_store.skills.axis_table`): the rebuild and a use read them there;
-this module derives the axis live (the reference, and the per-pair path).
 """
 
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Callable, Iterable
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import (
-    BigInteger,
     ColumnElement,
     Connection,
-    DateTime,
-    and_,
+    Select,
     bindparam,
-    cast,
     delete,
     func,
     insert,
@@ -45,13 +41,22 @@ from sqlalchemy import (
 )
 
 from viva_store.clock import as_utc
-from viva_store.db.raw import NeedsCore, RawTx
-from viva_store.db.schema import ATTRIBUTION, CLASSIFICATION, EXECUTION, SESSION, STORE_META
-from viva_store.skills.events import Prepared, Tx, chunks, sqlite_unindexed, to_datetime
+from viva_store.db.schema import (
+    ATTRIBUTION,
+    CLASSIFICATION,
+    EXECUTION,
+    INSTANT,
+    SESSION,
+    SKILL_AXIS,
+)
+from viva_store.skills.events import chunks
 
-AXIS_KEY = "skill_axis:"
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-_MICRO = timedelta(microseconds=1)
+Instant = tuple[str, datetime]
+"""A member and an instant: where :func:`counts_at` places something."""
+_COLUMNS = ("member", "session_id", "started_at", "ordinal")
+_PROBES = 400
+"""Up to this many instants (or sessions) of one member are looked up one by one (a
+hundred probes a statement); more load the member's rows once."""
 
 
 def on_axis() -> list[ColumnElement[bool]]:
@@ -63,90 +68,133 @@ def on_axis() -> list[ColumnElement[bool]]:
     ]
 
 
-def _identity(value: Any) -> Any:
-    return value
-
-
-@dataclass(slots=True)
-class Axis:
-    """One member's axis, loaded whole: start times in order and each session's ordinal.
-
-    ``starts`` hold the start times as the database returned them (SQLite: its fixed-width
-    text, which sorts as time does; PostgreSQL: datetimes), so loading 100,000 sessions
-    parses nothing; ``key`` turns an instant into that form for comparisons.
-    """
-
-    member: str
-    key: Callable[[datetime], Any] = _identity
-    starts: list[Any] = field(default_factory=list)
-    ordinal: dict[str, int] = field(default_factory=dict)
-
-    @property
-    def now(self) -> int:
-        """The number of sessions on the axis: "now" on the session track."""
-        return len(self.starts)
-
-    def count_at(self, at: datetime) -> int:
-        """Sessions on the axis started at or before ``at``."""
-        return bisect_right(self.starts, self.key(as_utc(at)))
-
-
-def _micros(at: datetime) -> int:
-    return (as_utc(at) - _EPOCH) // _MICRO
-
-
-def instant_key(conn: Connection) -> Callable[[datetime], Any]:
-    """How an instant compares with start times loaded raw (see :class:`Axis`)."""
-    if conn.dialect.name != "sqlite":
-        return _micros
-    process = DateTime(timezone=True).dialect_impl(conn.dialect).bind_processor(conn.dialect)
-    assert process is not None
-    return lambda at: process(as_utc(at))
-
-
-def _axis_rows(started: Any, many: bool) -> Prepared:
-    query = select(ATTRIBUTION.c.member, SESSION.c.id, started).join_from(
-        ATTRIBUTION, SESSION, SESSION.c.id == ATTRIBUTION.c.session_id
+def live_rows(members: Sequence[str] | None) -> Select[Any]:
+    """The axis rows as derived from attribution and sessions (members: all if None)."""
+    query = (
+        select(
+            ATTRIBUTION.c.member,
+            SESSION.c.id,
+            SESSION.c.started_at,
+            func.row_number()
+            .over(partition_by=ATTRIBUTION.c.member, order_by=(SESSION.c.started_at, SESSION.c.id))
+            .label("ordinal"),
+        )
+        .join_from(ATTRIBUTION, SESSION, SESSION.c.id == ATTRIBUTION.c.session_id)
+        .where(*on_axis())
     )
-    if many:
-        query = query.where(*on_axis()).order_by(
-            ATTRIBUTION.c.member, SESSION.c.started_at, SESSION.c.id
-        )
-    else:
-        query = query.where(ATTRIBUTION.c.member == bindparam("member"), *on_axis()).order_by(
-            SESSION.c.started_at, SESSION.c.id
-        )
-    return Prepared(query)
+    return query if members is None else query.where(ATTRIBUTION.c.member.in_(members))
 
 
-# SQLite hands its timestamps over as text that sorts as time does; elsewhere the start is
-# fetched as whole microseconds since the epoch (exact, and no datetime built per row).
-_MICROS = cast(func.floor(func.extract("epoch", SESSION.c.started_at) * 1_000_000), BigInteger)
-_ONE = {"sqlite": _axis_rows(SESSION.c.started_at, False), "other": _axis_rows(_MICROS, False)}
-_ALL = {"sqlite": _axis_rows(SESSION.c.started_at, True), "other": _axis_rows(_MICROS, True)}
+def refresh_axes(conn: Connection, members: Iterable[str] | None = None) -> None:
+    """Replace the ``skill_axis`` rows of ``members`` (all when None) with the live axis."""
+    if members is None:
+        conn.execute(delete(SKILL_AXIS))
+        conn.execute(insert(SKILL_AXIS).from_select(_COLUMNS, live_rows(None)))
+        return
+    for part in chunks(sorted(set(members))):
+        conn.execute(delete(SKILL_AXIS).where(SKILL_AXIS.c.member.in_(part)))
+        conn.execute(insert(SKILL_AXIS).from_select(_COLUMNS, live_rows(part)))
 
 
-def load_axes(conn: Connection, members: Iterable[str]) -> dict[str, Axis]:
-    """The whole axis of each of ``members`` (rows fetched raw: nothing is parsed).
+def stale_axes(conn: Connection, members: Sequence[str]) -> list[str]:
+    """The members whose ``skill_axis`` rows differ from their live axes."""
+    stored: dict[str, set[tuple[str, int]]] = defaultdict(set)
+    live: dict[str, set[tuple[str, int]]] = defaultdict(set)
+    for part in chunks(sorted(set(members))):
+        rows = select(SKILL_AXIS.c.member, SKILL_AXIS.c.session_id, SKILL_AXIS.c.ordinal)
+        for member, sid, n in conn.execute(rows.where(SKILL_AXIS.c.member.in_(part))):
+            stored[member].add((sid, int(n)))
+        for member, sid, _, n in conn.execute(live_rows(part)):
+            live[member].add((sid, int(n)))
+    return [m for m in members if stored.get(m, set()) != live.get(m, set())]
 
-    One query per member when there are few (an index walk each), one for everyone
-    otherwise (a single join), keeping the members asked for.
-    """
-    key = instant_key(conn)
-    names = sorted(set(members))
-    axes = {name: Axis(name, key) for name in names}
-    engine = "sqlite" if conn.dialect.name == "sqlite" else "other"
-    if len(names) > 2:
-        batches = [_ALL[engine].rows(conn, {})]
-    else:
-        batches = [_ONE[engine].rows(conn, {"member": name}) for name in names]
-    for rows in batches:
-        for member, sid, started in rows:
-            axis = axes.get(member)
-            if axis is not None:
-                axis.starts.append(started)
-                axis.ordinal[sid] = len(axis.starts)
-    return axes
+
+def latest_ordinal(member: Any, at: Any = None) -> Any:
+    """The ordinal of ``member``'s last axis session started at or before ``at`` (None:
+    ever) — the number of its sessions by then, NULL for none — as a scalar subquery, one
+    probe of the start index. ``member`` and ``at`` are values or columns of an outer
+    query (which may join the axis itself: the probe reads its own alias)."""
+    x = SKILL_AXIS.alias("x")
+    query = select(x.c.ordinal).where(x.c.member == member)
+    if at is not None:
+        query = query.where(x.c.started_at <= at)
+    order = (x.c.member.desc(), x.c.started_at.desc(), x.c.session_id.desc())
+    return query.order_by(*order).limit(1).scalar_subquery()
+
+
+def count_at(member: Any, at: Any) -> Any:
+    """The number of ``member``'s axis sessions started at or before ``at`` (values or
+    columns of the outer query): one probe of the start index, 0 for none."""
+    return func.coalesce(latest_ordinal(member, at), 0)
+
+
+def axis_counts(conn: Connection, members: Sequence[str]) -> dict[str, int]:
+    """The number of sessions on each member's axis — "now" on its session track — one
+    probe of the start index per member."""
+    out: dict[str, int] = {}
+    for part in chunks(list(members), 100):
+        found = conn.execute(select(*(latest_ordinal(m) for m in part))).one()
+        for member, n in zip(part, found, strict=True):
+            out[member] = 0 if n is None else int(n)
+    return out
+
+
+_COUNT = select(func.coalesce(latest_ordinal(bindparam("member")), 0))
+_COUNT_AT = select(count_at(bindparam("member"), bindparam("at", type_=INSTANT)))
+
+
+def session_count(conn: Connection, member: str) -> int:
+    """The number of sessions on ``member``'s axis: "now" on its session track."""
+    return int(conn.execute(_COUNT, {"member": member}).scalar_one())
+
+
+def position_at(conn: Connection, member: str, at: datetime) -> int:
+    """The number of ``member``'s axis sessions started at or before ``at``."""
+    return int(conn.execute(_COUNT_AT, {"member": member, "at": as_utc(at)}).scalar_one())
+
+
+_PROBE_SQL = (
+    "(SELECT ordinal FROM skill_axis WHERE member = {p} AND started_at <= {p} "
+    "ORDER BY member DESC, started_at DESC, session_id DESC LIMIT 1)"
+)
+
+
+def _run_probes(conn: Connection, probes: Sequence[tuple[str, datetime]]) -> list[int]:
+    """:func:`count_at` for many instants in one statement, written as SQL text: building
+    that many Core selects cost more than running them."""
+    mark = "?" if conn.dialect.paramstyle == "qmark" else "%s"
+    sql = "SELECT " + ", ".join([_PROBE_SQL.format(p=mark)] * len(probes))
+    process = INSTANT.dialect_impl(conn.dialect).bind_processor(conn.dialect)
+    values: list[Any] = []
+    for member, t in probes:
+        values += [member, process(t) if process else t]
+    row = conn.exec_driver_sql(sql, tuple(values)).one()
+    return [0 if n is None else int(n) for n in row]
+
+
+def counts_at(conn: Connection, instants: Mapping[str, Iterable[datetime]]) -> dict[Instant, int]:
+    """:func:`position_at` for many (member, instant) pairs at once."""
+    out: dict[Instant, int] = {}
+    probes: list[tuple[str, datetime]] = []
+    for member, wanted in instants.items():
+        times = sorted({as_utc(t) for t in wanted})
+        if len(times) <= _PROBES:
+            probes += [(member, t) for t in times]
+            continue
+        starts = [
+            as_utc(v)
+            for v in conn.execute(
+                select(SKILL_AXIS.c.started_at)
+                .where(SKILL_AXIS.c.member == member)
+                .order_by(SKILL_AXIS.c.started_at, SKILL_AXIS.c.session_id)
+            ).scalars()
+        ]
+        for t in times:
+            out[(member, t)] = bisect_right(starts, t)
+    for part in chunks(probes, 100):  # a hundred probes a statement, members mixed
+        for key, n in zip(part, _run_probes(conn, part), strict=True):
+            out[key] = n
+    return out
 
 
 @dataclass(slots=True)
@@ -195,148 +243,54 @@ def tau(
     return as_utc(at)
 
 
-def place(
-    axis: Axis, anchors: Anchors, session_id: str | None, execution_id: str | None, at: datetime
-) -> int:
-    """An event's position on ``axis`` (see the module's rules)."""
-    sid = session_id
-    if sid is None and execution_id is not None:
-        sid = anchors.exec_session.get(execution_id)
-    if sid is not None and sid in axis.ordinal:
-        return axis.ordinal[sid]
-    return axis.count_at(tau(anchors, session_id, execution_id, at))
+class Placer:
+    """Positions of many events on their members' axes (the rules of the module): register
+    each with :meth:`want`, then :meth:`resolve` once, then ask :meth:`position`."""
 
+    def __init__(self, conn: Connection, anchors: Anchors) -> None:
+        self.conn = conn
+        self.anchors = anchors
+        self._wanted: dict[str, set[tuple[str | None, datetime]]] = defaultdict(set)
+        self._ordinal: dict[tuple[str, str], int] = {}
+        self._count: dict[Instant, int] = {}
 
-# --- the cached session count, and positions without loading the whole axis ---------
+    def _key(
+        self, session_id: str | None, execution_id: str | None, at: datetime
+    ) -> tuple[str | None, datetime]:
+        sid = session_id
+        if sid is None and execution_id is not None:
+            sid = self.anchors.exec_session.get(execution_id)
+        return sid, tau(self.anchors, session_id, execution_id, as_utc(at))
 
-_GET_COUNT = Prepared(select(STORE_META.c.value).where(STORE_META.c.key == bindparam("key")))
-# Sessions of one member started after an instant, walked from the session.started_at
-# index. `member || ''` keeps SQLite from driving the query by attribution.member
-# instead, which would visit every session the member ever had (PostgreSQL, by
-# statistics, walks the started_at range; hiding the index there made it scan the table).
-_AFTER = (
-    select(func.count())
-    .select_from(SESSION.join(ATTRIBUTION, ATTRIBUTION.c.session_id == SESSION.c.id))
-    .where(sqlite_unindexed(ATTRIBUTION.c.member) == bindparam("member"), *on_axis())
-)
-_COUNT_AFTER_TIME = Prepared(_AFTER.where(SESSION.c.started_at > bindparam("t")))
-COUNT_AFTER_SESSION = _AFTER.where(
-    SESSION.c.started_at >= bindparam("t"),
-    or_(
-        SESSION.c.started_at > bindparam("t"),
-        and_(SESSION.c.started_at == bindparam("t"), SESSION.c.id > bindparam("sid")),
-    ),
-)
-"""Sessions of ``member``'s axis after session ``sid`` started at ``t``."""
-_COUNT_AFTER_SESSION = Prepared(COUNT_AFTER_SESSION)
+    def want(
+        self, member: str, session_id: str | None, execution_id: str | None, at: datetime
+    ) -> None:
+        self._wanted[member].add(self._key(session_id, execution_id, at))
 
+    def resolve(self) -> None:
+        instants: dict[str, set[datetime]] = defaultdict(set)
+        for member, wanted in self._wanted.items():
+            sids = sorted({sid for sid, _ in wanted if sid is not None})
+            query = select(SKILL_AXIS.c.session_id, SKILL_AXIS.c.ordinal).where(
+                SKILL_AXIS.c.member == member
+            )
+            parts = (
+                [query]
+                if len(sids) > _PROBES
+                else [query.where(SKILL_AXIS.c.session_id.in_(part)) for part in chunks(sids)]
+            )
+            for part in parts:
+                for sid, ordinal in self.conn.execute(part):
+                    self._ordinal[(member, sid)] = int(ordinal)
+            for sid, t in wanted:
+                if sid is None or (member, sid) not in self._ordinal:
+                    instants[member].add(t)
+        self._count = counts_at(self.conn, instants)
 
-def count_sessions(conn: Connection, member: str) -> int:
-    """The number of sessions on ``member``'s axis, counted (not cached)."""
-    return int(
-        conn.execute(
-            select(func.count())
-            .select_from(ATTRIBUTION.join(SESSION, SESSION.c.id == ATTRIBUTION.c.session_id))
-            .where(ATTRIBUTION.c.member == member, *on_axis())
-        ).scalar_one()
-    )
-
-
-def save_count(conn: Connection, member: str, n: int) -> None:
-    """Cache the number of sessions on ``member``'s axis."""
-    key = AXIS_KEY + member
-    conn.execute(delete(STORE_META).where(STORE_META.c.key == key))
-    conn.execute(insert(STORE_META).values(key=key, value=str(n)))
-
-
-def save_counts(conn: Connection, counts: dict[str, int]) -> None:
-    """Cache the number of sessions on the axes of several members (two statements a
-    chunk, not two a member)."""
-    for part in chunks(sorted(counts)):
-        keys = [AXIS_KEY + name for name in part]
-        conn.execute(delete(STORE_META).where(STORE_META.c.key.in_(keys)))
-        conn.execute(
-            insert(STORE_META), [{"key": AXIS_KEY + n, "value": str(counts[n])} for n in part]
-        )
-
-
-def cached_count(conn: Tx, member: str) -> int | None:
-    """The cached number of sessions on ``member``'s axis (None: not cached yet)."""
-    row = _GET_COUNT.first(conn, {"key": AXIS_KEY + member})
-    return None if row is None else int(row[0])
-
-
-def axis_now(conn: Tx, member: str) -> int:
-    """ "Now" on ``member``'s session track: its cached number of sessions (write transaction)."""
-    cached = cached_count(conn, member)
-    if cached is not None:
-        return cached
-    if isinstance(conn, RawTx):
-        raise NeedsCore("the member's session count is not cached yet")
-    n = count_sessions(conn, member)
-    save_count(conn, member, n)
-    return n
-
-
-def position_at(conn: Tx, member: str, now: int, at: datetime) -> int:
-    """Axis sessions started at or before ``at``: ``now`` minus those started after."""
-    t = as_utc(at)
-    row = _COUNT_AFTER_TIME.first(conn, {"t": t, "member": member})
-    return now - int(row[0] if row else 0)
-
-
-def position_of_session(
-    conn: Tx, member: str, now: int, session_id: str, started_at: datetime
-) -> int:
-    """The ordinal of a session on ``member``'s axis (it must be on it)."""
-    t = as_utc(started_at)
-    row = _COUNT_AFTER_SESSION.first(conn, {"t": t, "member": member, "sid": session_id})
-    return now - int(row[0] if row else 0)
-
-
-def starts_after(conn: Connection, member: str, at: datetime) -> list[datetime]:
-    """Start times of ``member``'s axis sessions started after ``at``, in order."""
-    t = as_utc(at)
-    rows = conn.execute(
-        select(SESSION.c.started_at)
-        .select_from(SESSION.join(ATTRIBUTION, ATTRIBUTION.c.session_id == SESSION.c.id))
-        .where(
-            SESSION.c.started_at > t, sqlite_unindexed(ATTRIBUTION.c.member) == member, *on_axis()
-        )
-        .order_by(SESSION.c.started_at)
-    )
-    return [as_utc(v) for (v,) in rows]
-
-
-def counter(
-    conn: Connection, member: str, now: int, instants: Iterable[datetime]
-) -> dict[datetime, int]:
-    """Positions of many instants at once (one query from the earliest of them)."""
-    wanted = sorted({as_utc(t) for t in instants})
-    if not wanted:
-        return {}
-    later = starts_after(conn, member, wanted[0])
-    return {t: now - (len(later) - bisect_right(later, t)) for t in wanted}
-
-
-__all__ = [
-    "AXIS_KEY",
-    "COUNT_AFTER_SESSION",
-    "Anchors",
-    "Axis",
-    "axis_now",
-    "cached_count",
-    "count_sessions",
-    "counter",
-    "load_anchors",
-    "load_axes",
-    "on_axis",
-    "place",
-    "position_at",
-    "position_of_session",
-    "save_count",
-    "save_counts",
-    "starts_after",
-    "tau",
-    "to_datetime",
-]
+    def position(
+        self, member: str, session_id: str | None, execution_id: str | None, at: datetime
+    ) -> int:
+        sid, t = self._key(session_id, execution_id, at)
+        if sid is not None and (member, sid) in self._ordinal:
+            return self._ordinal[(member, sid)]
+        return self._count[(member, t)]

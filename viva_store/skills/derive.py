@@ -2,8 +2,8 @@
 
 Run by the importer once an execution has ended (its outcome values the uses): the
 skills its transcript shows being read, and those read live with ``viva skill show``
-during it, get one credited use each. A classification change rebuilds the weights of
-the members whose session axis moved. See :mod:`viva_store.skills.uses`.
+during it, get one credited use each. An attribution change refreshes the axis rows and
+rebuilds the weights of the members whose axis moved. See :mod:`viva_store.skills.uses`.
 """
 
 from __future__ import annotations
@@ -20,13 +20,12 @@ from viva_store.db.schema import (
     SKILL,
     SKILL_EVENT,
 )
-from viva_store.skills.axis import axis_now
-from viva_store.skills.axis_table import refresh_axes
-from viva_store.skills.credit import SLACK, append_event, cache_row, credit
-from viva_store.skills.events import VIVA, day_of, skill_params
+from viva_store.skills.axis import refresh_axes, session_count
+from viva_store.skills.credit import SLACK, SessionRef, credit, execution_ref, session_ref
+from viva_store.skills.events import VIVA, append_event, day_of, skill_params
 from viva_store.skills.forget import settle
 from viva_store.skills.rebuild import rebuild_members
-from viva_store.skills.refs import SessionRef, execution_ref, session_ref
+from viva_store.skills.state import cache_row
 from viva_store.skills.transcript import skills_read
 from viva_store.store import Context
 
@@ -108,7 +107,7 @@ def derive_uses(conn: Connection, ctx: Context, session_id: str) -> list[str]:
                 kind="read",
                 session_id=sess.id,
                 execution_id=execution.id,
-                session_pos=float(axis_now(conn, execution.member)),
+                session_pos=float(session_count(conn, execution.member)),
                 day=day_of(sess.started_at),
                 at=now,
                 actor=VIVA,

@@ -19,14 +19,13 @@ from datetime import datetime, timedelta
 
 from sqlalchemy import Connection, bindparam, insert, select, update
 
-from viva_store.clock import parse_instant
+from viva_store.clock import as_utc, parse_instant
 from viva_store.db.schema import MEMBER_SKILL, SKILL_EVENT, STORE_META
-from viva_store.skills.axis import axis_now, counter
+from viva_store.skills.axis import counts_at, session_count
 from viva_store.skills.events import VIVA, day_of
 from viva_store.skills.forgetting import ForgetDecision, SkillView, decide
-from viva_store.skills.params import SkillParams, Track
+from viva_store.skills.params import SkillParams
 from viva_store.skills.state import PairState
-from viva_store.skills.weights import WeightState, weight_at
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,43 +60,15 @@ def may_be_due(state: PairState, now_pos: int, now_day: float, params: SkillPara
     Its weight is below the threshold, its protection has lapsed, and it has been in the
     set at least the idle threshold (idleness is counted from the entry at the earliest).
     """
-    return could_forget(
-        state.status,
-        state.native,
-        state.track,
-        state.entered_pos,
-        state.entered_day,
-        state.w_ref,
-        state.a_ref,
-        now_pos,
-        now_day,
-        params,
-    )
-
-
-def could_forget(
-    status: str,
-    native: bool,
-    track: Track,
-    entered_pos: float,
-    entered_day: float,
-    w_ref: float,
-    a_ref: float,
-    now_pos: int,
-    now_day: float,
-    params: SkillParams,
-) -> bool:
-    """:func:`may_be_due` on a cache row's columns (the hot path builds no state object)."""
-    if status != "active" or native:
+    if state.status != "active" or state.native:
         return False
-    if now_pos - entered_pos < params.protect_sessions:
+    if now_pos - state.entered_pos < params.protect_sessions:
         return False
-    since = now_pos - entered_pos if track == "session" else now_day - entered_day
-    if since < params.idle_threshold(track):
+    on_sessions = state.track == "session"
+    since = now_pos - state.entered_pos if on_sessions else now_day - state.entered_day
+    if since < params.idle_threshold(state.track):
         return False
-    a_now = now_pos if track == "session" else now_day
-    weight = weight_at(WeightState(w_ref, a_ref, None, None), a_now, track, params)
-    return weight < params.forget_below
+    return state.weight(now_pos, now_day, params) < params.forget_below
 
 
 def created_at(conn: Connection) -> datetime | None:
@@ -131,7 +102,7 @@ def views(
     active = [s for s in states.values() if s.status == "active"]
     member = active[0].member if active else ""
     instants = [s.last_used_at for s in active if s.last_used_at is not None and not s.native]
-    positions = counter(conn, member, now_pos, instants) if instants else {}
+    positions = counts_at(conn, {member: instants}) if instants else {}
     out: list[SkillView] = []
     used_pos: dict[str, float] = {}
     for s in active:
@@ -139,7 +110,7 @@ def views(
         day: float | None = None
         if s.last_used_at is not None and not s.native:  # natives are never forgotten
             day = day_of(s.last_used_at)
-            pos = used_pos[s.skill] = float(positions[s.last_used_at])
+            pos = used_pos[s.skill] = float(positions[(member, as_utc(s.last_used_at))])
         out.append(
             SkillView(
                 name=s.skill,
@@ -167,7 +138,7 @@ _LOGGED_SINCE = select(SKILL_EVENT.c.reason).where(
 def settle(conn: Connection, params: SkillParams, now: datetime, member: str) -> Settled:
     """Apply (or, in the trial month, log as would-forget) every forget due for ``member``."""
     states = load_states(conn, member)
-    now_pos = axis_now(conn, member)
+    now_pos = session_count(conn, member)
     now_day = day_of(now)
     trial = in_trial(conn, params, now)
     skill_views, used_pos = views(conn, states, now_pos, now_day, params)

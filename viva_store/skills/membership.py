@@ -9,18 +9,17 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import Connection, delete, insert, select, update
+from sqlalchemy import Connection, select, update
 
 from viva_store.access import require_owner, require_self_or_owner
 from viva_store.db.schema import MEMBER, MEMBER_SKILL, SKILL
 from viva_store.errors import InvalidInput, NotFound
-from viva_store.skills.axis import axis_now, load_axes, position_at
-from viva_store.skills.credit import append_event, cache_row
-from viva_store.skills.events import VIVA, actor_name, day_of, skill_params
+from viva_store.skills.axis import position_at
+from viva_store.skills.events import VIVA, actor_name, append_event, day_of, skill_params
 from viva_store.skills.pair import rebuild_pair
 from viva_store.skills.params import TRACKS, SkillParams
 from viva_store.skills.records import SkillChange
-from viva_store.skills.state import PairState, entered
+from viva_store.skills.state import PairState, cache_row, entered, store_state
 from viva_store.store import Context
 
 
@@ -41,15 +40,6 @@ def _require_skill(conn: Connection, skill: str) -> None:
         raise NotFound(f"no skill named {skill!r} in the team library (see `viva skill library`)")
 
 
-def _store(conn: Connection, state: PairState, now: datetime) -> None:
-    conn.execute(
-        delete(MEMBER_SKILL).where(
-            MEMBER_SKILL.c.member == state.member, MEMBER_SKILL.c.skill == state.skill
-        )
-    )
-    conn.execute(insert(MEMBER_SKILL).values(**state.values(), updated_at=now))
-
-
 def _enter(
     conn: Connection,
     params: SkillParams,
@@ -63,8 +53,7 @@ def _enter(
 ) -> tuple[int, PairState]:
     """Log ``kind`` (added, synced, reclaimed) and put the skill in the set at weight 1.0."""
     previous = cache_row(conn, member, skill)
-    now_pos = axis_now(conn, member)
-    pos = position_at(conn, member, now_pos, now)
+    pos = position_at(conn, member, now)
     day = day_of(now)
     event_id = append_event(
         conn,
@@ -83,7 +72,7 @@ def _enter(
     state = entered(
         member, skill, event_id, float(pos), day, track, skill in natives_of(conn, member), params
     )
-    _store(conn, state, now)
+    store_state(conn, state, now)
     return event_id, state
 
 
@@ -215,21 +204,20 @@ def set_track(ctx: Context, member: str, skill: str, track: str) -> SkillChange:
             raise InvalidInput(f"{skill} was never in {member}'s skill set")
         if state.track == track:
             raise InvalidInput(f"{skill} is on the {track} track already")
-        axis = load_axes(conn, [member])[member]
         event_id = append_event(
             conn,
             member=member,
             skill=skill,
             kind="track_changed",
             track=track,
-            session_pos=float(axis.count_at(now)),
+            session_pos=float(position_at(conn, member, now)),
             day=day_of(now),
             at=now,
             actor=actor_name(ctx.actor.member),
             reason=f"{state.track} → {track}",
             basis={"from": state.track},
         )
-        new = rebuild_pair(conn, params, member, skill, axis, now)
+        new = rebuild_pair(conn, params, member, skill, now)
         assert new is not None
         return _change(ctx, "track_changed", event_id, new, f"{skill} is on the {track} track")
 

@@ -1,29 +1,34 @@
-"""One (member, skill) pair rebuilt from its own events: the reference path.
+"""Pairs rebuilt from their own events: the reference path.
 
-:func:`load_pair_events` places a pair's weight events on the member's current axis;
-:func:`viva_store.skills.state.state_from_events` turns them into its state with
-the pure maths. The bulk rebuild (:mod:`viva_store.skills.rebuild`) uses this for
-pairs whose history the aggregate does not take, and the tests use it for every pair.
+:func:`load_events` places pairs' weight events on their members' axes;
+:func:`viva_store.skills.state.state_from_events` turns them into a state with the pure
+maths. The bulk rebuild (:mod:`viva_store.skills.rebuild`) uses this for pairs whose
+history its aggregate does not take; a correction and a track change rebuild their pair
+with :func:`rebuild_pair`.
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Iterable
-from dataclasses import fields
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
 from datetime import datetime
-from operator import attrgetter
+from typing import Any
 
-from sqlalchemy import Connection, delete, insert, select
+from sqlalchemy import Connection, select, tuple_
 
 from viva_store.clock import as_utc
-from viva_store.db.schema import MEMBER, MEMBER_SKILL, SKILL_EVENT
-from viva_store.skills.axis import Axis, load_anchors, place, tau
+from viva_store.db.schema import MEMBER, SKILL_EVENT
+from viva_store.skills.axis import Placer, load_anchors, tau
 from viva_store.skills.events import STATUS_KINDS, WEIGHT_KINDS, chunks
 from viva_store.skills.params import SkillParams, Track
-from viva_store.skills.state import WEIGHT_KIND, PairState, PlacedEvent, state_from_events
-
-Key = tuple[str, str]
+from viva_store.skills.state import (
+    WEIGHT_KIND,
+    Key,
+    PairState,
+    PlacedEvent,
+    state_from_events,
+    store_state,
+)
 
 
 def members_natives(conn: Connection, members: Iterable[str]) -> dict[str, set[str]]:
@@ -37,45 +42,55 @@ def members_natives(conn: Connection, members: Iterable[str]) -> dict[str, set[s
     return out
 
 
-def load_pair_events(conn: Connection, member: str, skill: str, axis: Axis) -> list[PlacedEvent]:
-    """One pair's weight events, placed on the member's current axis."""
-    rows = list(
-        conn.execute(
-            select(
-                SKILL_EVENT.c.id,
-                SKILL_EVENT.c.kind,
-                SKILL_EVENT.c.value,
-                SKILL_EVENT.c.session_id,
-                SKILL_EVENT.c.execution_id,
-                SKILL_EVENT.c.target_id,
-                SKILL_EVENT.c.day,
-                SKILL_EVENT.c.at,
-            )
-            .where(
-                SKILL_EVENT.c.member == member,
-                SKILL_EVENT.c.skill == skill,
-                SKILL_EVENT.c.kind.in_(WEIGHT_KINDS),
-            )
-            .order_by(SKILL_EVENT.c.id)
-        )
+def load_events(conn: Connection, pairs: Sequence[Key]) -> dict[Key, list[PlacedEvent]]:
+    """The weight events of each pair, in log order, placed on its member's axis."""
+    columns = (
+        SKILL_EVENT.c.id,
+        SKILL_EVENT.c.member,
+        SKILL_EVENT.c.skill,
+        SKILL_EVENT.c.kind,
+        SKILL_EVENT.c.value,
+        SKILL_EVENT.c.session_id,
+        SKILL_EVENT.c.execution_id,
+        SKILL_EVENT.c.target_id,
+        SKILL_EVENT.c.day,
+        SKILL_EVENT.c.at,
     )
+    rows: list[Any] = []
+    for part in chunks(sorted(set(pairs))):
+        if len(part) == 1:
+            member, skill = part[0]
+            chosen = (SKILL_EVENT.c.member == member) & (SKILL_EVENT.c.skill == skill)
+        else:
+            chosen = tuple_(SKILL_EVENT.c.member, SKILL_EVENT.c.skill).in_(part)
+        rows += conn.execute(
+            select(*columns)
+            .where(chosen, SKILL_EVENT.c.kind.in_(WEIGHT_KINDS))
+            .order_by(SKILL_EVENT.c.id)
+        ).all()
     anchors = load_anchors(
         conn,
         [r.session_id for r in rows if r.session_id],
         [r.execution_id for r in rows if r.execution_id],
     )
-    return [
-        PlacedEvent(
-            seq=int(r.id),
-            kind=WEIGHT_KIND[r.kind],
-            value=float(r.value or 0.0),
-            session_pos=float(place(axis, anchors, r.session_id, r.execution_id, as_utc(r.at))),
-            day=float(r.day),
-            tau=tau(anchors, r.session_id, r.execution_id, as_utc(r.at)),
-            target_seq=r.target_id,
+    placer = Placer(conn, anchors)
+    for r in rows:
+        placer.want(r.member, r.session_id, r.execution_id, r.at)
+    placer.resolve()
+    out: dict[Key, list[PlacedEvent]] = defaultdict(list)
+    for r in sorted(rows, key=lambda r: int(r.id)):
+        out[(r.member, r.skill)].append(
+            PlacedEvent(
+                seq=int(r.id),
+                kind=WEIGHT_KIND[r.kind],
+                value=float(r.value or 0.0),
+                session_pos=float(placer.position(r.member, r.session_id, r.execution_id, r.at)),
+                day=float(r.day),
+                tau=tau(anchors, r.session_id, r.execution_id, as_utc(r.at)),
+                target_seq=r.target_id,
+            )
         )
-        for r in rows
-    ]
+    return {key: out.get(key, []) for key in pairs}
 
 
 def pair_facts(conn: Connection, member: str, skill: str) -> tuple[Track, str | None]:
@@ -100,38 +115,15 @@ def pair_facts(conn: Connection, member: str, skill: str) -> tuple[Track, str | 
 
 
 def rebuild_pair(
-    conn: Connection, params: SkillParams, member: str, skill: str, axis: Axis, now: datetime
+    conn: Connection, params: SkillParams, member: str, skill: str, now: datetime
 ) -> PairState | None:
     """Rebuild one pair from its events and store it in the cache."""
     track, status = pair_facts(conn, member, skill)
     natives = members_natives(conn, [member]).get(member, set())
-    events = load_pair_events(conn, member, skill, axis)
+    events = load_events(conn, [(member, skill)])[(member, skill)]
     state = state_from_events(
         member, skill, events, track, status or "active", skill in natives, params
     )
-    conn.execute(
-        delete(MEMBER_SKILL).where(MEMBER_SKILL.c.member == member, MEMBER_SKILL.c.skill == skill)
-    )
     if state is not None:
-        conn.execute(insert(MEMBER_SKILL).values(**state.values(), updated_at=now))
+        store_state(conn, state, now)
     return state
-
-
-def read_cache(conn: Connection, members: Iterable[str] | None = None) -> dict[Key, PairState]:
-    """The cached states (for comparison with a rebuild, and for readers)."""
-    query = select(MEMBER_SKILL)
-    if members is not None:
-        query = query.where(MEMBER_SKILL.c.member.in_(sorted(set(members))))
-    return {(r.member, r.skill): PairState.from_row(r) for r in conn.execute(query)}
-
-
-_EXACT = attrgetter(*(f.name for f in fields(PairState) if f.name not in ("w_ref", "a_ref")))
-"""Every field of a cached state but the weight's two numbers."""
-
-
-def same_state(a: PairState, b: PairState, rel: float = 1e-9) -> bool:
-    """Equal up to floating-point rounding of the weights (everything else exactly)."""
-    close = math.isclose(a.w_ref, b.w_ref, rel_tol=rel, abs_tol=1e-12) and math.isclose(
-        a.a_ref, b.a_ref, rel_tol=rel, abs_tol=1e-9
-    )
-    return close and _EXACT(a) == _EXACT(b)

@@ -21,8 +21,7 @@ from viva_store.errors import InvalidInput, NotFound
 from viva_store.principles.service import active_principles
 from viva_store.registry import reader
 from viva_store.skills.axis import position_at
-from viva_store.skills.credit import EVENT_FIELDS
-from viva_store.skills.events import actor_name, day_of, skill_params
+from viva_store.skills.events import EVENT_FIELDS, actor_name, day_of, skill_params
 from viva_store.skills.forget import settle
 from viva_store.skills.rank import Candidate, Choice, Doc, bm25, choose
 from viva_store.skills.records import ProjectedSkill, Projection
@@ -67,7 +66,7 @@ def project(
         picks, left = choose(candidates, cap)
         if record and picks:
             digest = hashlib.sha256(task.encode()).hexdigest()
-            pos = position_at(conn, member, settled.now_pos, now)
+            pos = position_at(conn, member, now)
             base = dict.fromkeys(EVENT_FIELDS)
             base.update(
                 member=member,

@@ -2,8 +2,8 @@
 
 A rebuild recomputes every position from the member's current session axis, then the
 weights, set membership, tracks and use counts from the log. It runs when a member's
-axis changes (a session classified, unclassified or attributed by an execution), when a
-skill changes track, and on demand. Its states never come from the cache it replaces;
+axis changes (a session classified, unclassified or attributed by an execution) and on
+demand. Its states never come from the cache it replaces;
 writing them, it compares with the cache to leave equal rows alone.
 
 Most (member, skill) pairs have a simple history — one entry into the set, then uses —
@@ -15,8 +15,7 @@ axis; the few uses tied to no session are fetched with their positions and added
 as are entries and uses tied to executions, which Python places. Pairs with a richer
 history (uses from before a re-entry, owner corrections, uses in sessions that left the
 axis, sums out of a double's range) are rebuilt one by one from their events with the
-pure maths (:func:`viva_store.skills.state.state_from_events`), the reference
-path the tests compare everything with.
+pure maths (:mod:`viva_store.skills.pair`).
 """
 
 from __future__ import annotations
@@ -31,13 +30,12 @@ from sqlalchemy import Connection, case, delete, insert, select, tuple_
 
 from viva_store.clock import as_utc
 from viva_store.db.schema import MEMBER, MEMBER_SKILL, SKILL_EVENT
-from viva_store.skills.axis import load_anchors, load_axes, save_counts, tau
-from viva_store.skills.axis_table import Placer, axis_counts
+from viva_store.skills.axis import Placer, axis_counts, count_at, load_anchors, tau
 from viva_store.skills.events import chunks, day_of
-from viva_store.skills.pair import load_pair_events, members_natives, same_state
+from viva_store.skills.pair import load_events, members_natives
 from viva_store.skills.params import SkillParams, Track
-from viva_store.skills.scan import Control, Key, Uses, count_at, fits, scan, shifts
-from viva_store.skills.state import COLUMNS, PairState, state_from_events
+from viva_store.skills.scan import Control, Key, Uses, fits, scan, shifts
+from viva_store.skills.state import COLUMNS, PairState, same_state, state_from_events
 
 
 def ensure_exp(conn: Connection) -> None:
@@ -92,24 +90,26 @@ def _loose_uses(conn: Connection, uses: dict[Key, Uses], keys: list[Key]) -> dic
     return out
 
 
+def member_names(conn: Connection, members: Iterable[str] | None) -> list[str]:
+    """``members`` sorted, or every member's name when None."""
+    if members is not None:
+        return sorted(set(members))
+    return sorted(conn.execute(select(MEMBER.c.name)).scalars())
+
+
 def compute_states(
     conn: Connection,
     params: SkillParams,
     now: datetime,
     members: Iterable[str] | None = None,
     stats: dict[str, int] | None = None,
-) -> tuple[dict[Key, PairState], dict[str, int]]:
-    """Every pair's state derived from the log, and each member's number of axis sessions
-    (members: all if None).
+) -> dict[Key, PairState]:
+    """Every pair's state derived from the log (members: all if None).
 
     ``stats``, when given, receives how many pairs took the aggregate ("fast") and the
     per-pair ("slow") path.
     """
-    names = (
-        sorted(set(members))
-        if members is not None
-        else sorted(conn.execute(select(MEMBER.c.name)).scalars())
-    )
+    names = member_names(conn, members)
     chosen = None if members is None else names
     counts = axis_counts(conn, names)
     natives = members_natives(conn, names)
@@ -149,16 +149,15 @@ def compute_states(
         )
     if stats is not None:
         stats["fast"], stats["slow"] = len(fast), len(slow)
-    # The few pairs with a richer history: one by one, on the whole axis of their member.
-    axes = load_axes(conn, sorted({member for member, _ in slow}))
+    # The few pairs with a richer history: one by one from their events.
+    slow_events = load_events(conn, slow)
     for key in slow:
         member, skill = key
         c = control[key]
-        events = load_pair_events(conn, member, skill, axes[member])
         rebuilt = state_from_events(
             member,
             skill,
-            events,
+            slow_events[key],
             _track(c),
             _status(c),
             skill in natives.get(member, set()),
@@ -166,7 +165,7 @@ def compute_states(
         )
         if rebuilt is not None:
             states[key] = rebuilt
-    return states, counts
+    return states
 
 
 def _placer(
@@ -288,22 +287,18 @@ def _cached(conn: Connection, members: list[str]) -> dict[Key, PairState]:
     out: dict[Key, PairState] = {}
     for part in chunks(members):
         for row in conn.execute(query.where(MEMBER_SKILL.c.member.in_(part))).all():
-            state = PairState.from_row(tuple(row))
+            state = PairState.from_row(row)
             out[(state.member, state.skill)] = state
     return out
 
 
 def write_states(
-    conn: Connection,
-    members: Iterable[str],
-    states: dict[Key, PairState],
-    counts: dict[str, int],
-    now: datetime,
+    conn: Connection, members: Iterable[str], states: dict[Key, PairState], now: datetime
 ) -> int:
-    """Make the cache rows and the axis counts of ``members`` a rebuild's (``states``).
+    """Make the cache rows of ``members`` a rebuild's (``states``).
 
     Rows the rebuild left as they were — up to the rounding of the weights, as
-    :func:`~viva_store.skills.pair.same_state` compares them (a parallel sum
+    :func:`~viva_store.skills.state.same_state` compares them (a parallel sum
     adds in no fixed order) — are not written again: a rebuild after a session is filed
     changes the rows of the skills used in it, not the member's whole set. Returns how
     many rows were written.
@@ -326,7 +321,6 @@ def write_states(
             )
     rows = [{**s.values(), "updated_at": now} for k, s in new.items() if k not in kept]
     _insert_cache(conn, rows)
-    save_counts(conn, {name: counts.get(name, 0) for name in names})
     return len(rows)
 
 
@@ -334,6 +328,6 @@ def rebuild_members(
     conn: Connection, params: SkillParams, now: datetime, members: Iterable[str] | None = None
 ) -> dict[Key, PairState]:
     """Rebuild the cache of ``members`` (all when None) from the log, in this transaction."""
-    states, counts = compute_states(conn, params, now, members)
-    write_states(conn, counts.keys(), states, counts, now)
+    states = compute_states(conn, params, now, members)
+    write_states(conn, member_names(conn, members), states, now)
     return states

@@ -41,7 +41,7 @@ from sqlalchemy import (
 )
 
 from viva_store.db.schema import SKILL_AXIS, SKILL_EVENT
-from viva_store.skills.axis_table import latest_ordinal
+from viva_store.skills.axis import count_at
 from viva_store.skills.events import ENTER_KINDS, decay, sqlite_unindexed, to_datetime
 from viva_store.skills.params import SkillParams
 
@@ -113,12 +113,6 @@ def fits(uses: Uses | None, shift: int, params: SkillParams, ref_day: float) -> 
     if uses.max_ord is not None and (shift - uses.max_ord) * k_s > RANGE:
         return False
     return uses.max_day is None or abs(ref_day - uses.max_day) * k_d <= RANGE
-
-
-def count_at(member: Any, at: Any) -> Any:
-    """The number of ``member``'s axis sessions started at or before ``at`` (columns of
-    the outer query): one probe of the start index, 0 for none."""
-    return func.coalesce(latest_ordinal(member, at), 0)
 
 
 def _member_filter(column: Any, members: list[str] | None) -> list[Any]:

@@ -3,9 +3,10 @@
 Where things are: the pure maths in :mod:`~viva_store.skills.weights` (``W ← W·2^(−Δ/h) +
 value``), :mod:`~viva_store.skills.forgetting`, :mod:`~viva_store.skills.curve` and
 :mod:`~viva_store.skills.rank` (projection's relevance); the append-only event log and
-its kinds in :mod:`~viva_store.skills.events`; one use credited in
-:mod:`~viva_store.skills.credit`; the cache rebuilt from the log in
-:mod:`~viva_store.skills.rebuild`; a member's set in :mod:`~viva_store.skills.skillset`.
+its kinds in :mod:`~viva_store.skills.events`; the members' session axes in
+:mod:`~viva_store.skills.axis`; where uses come from in :mod:`~viva_store.skills.uses`,
+and one use credited in :mod:`~viva_store.skills.credit`; the cache rebuilt from the log
+in :mod:`~viva_store.skills.rebuild`; a member's set in :mod:`~viva_store.skills.skillset`.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""A member's skill set: membership, tracks, weights, forgetting (DESIGN §3; issue 5).
+"""A member's skill set: membership, tracks, weights, forgetting (DESIGN §3).
 
 Everything is derived from the append-only skill event log (kinds in
 :mod:`viva_store.skills.events`); the ``member_skill`` cache always equals a
@@ -23,8 +23,7 @@ from viva_store.clock import as_utc
 from viva_store.db.schema import SKILL_EVENT
 from viva_store.errors import NotFound
 from viva_store.registry import reader
-from viva_store.skills.axis import cached_count, load_axes
-from viva_store.skills.axis_table import refresh_axes, stale_axes
+from viva_store.skills.axis import refresh_axes, session_count, stale_axes
 from viva_store.skills.curve import curve
 from viva_store.skills.events import day_of, skill_params
 from viva_store.skills.forget import Settled, created_at, settle
@@ -35,14 +34,15 @@ from viva_store.skills.membership import (
     reclaim_skill,
     set_track,
 )
-from viva_store.skills.pair import load_pair_events, read_cache, same_state
+from viva_store.skills.pair import load_events
 from viva_store.skills.params import SkillParams
-from viva_store.skills.rebuild import compute_states, rebuild_members
+from viva_store.skills.rebuild import compute_states, member_names, rebuild_members
 from viva_store.skills.records import (
     MemberSkillRecord,
     SkillCurve,
     SkillEventRecord,
 )
+from viva_store.skills.state import read_cache, same_state
 from viva_store.store import Context
 
 __all__ = [
@@ -171,9 +171,8 @@ def skill_curve(ctx: Context, member: str, skill: str) -> SkillCurve:
     now = ctx.store.now()
 
     def work(conn: Connection) -> SkillCurve:
-        axis = load_axes(conn, [member])[member]
-        events = load_pair_events(conn, member, skill, axis)
-        a_now = float(axis.now) if state.track == "session" else day_of(now)
+        events = load_events(conn, [(member, skill)])[(member, skill)]
+        a_now = float(session_count(conn, member)) if state.track == "session" else day_of(now)
         a_from = min((e.session_pos if state.track == "session" else e.day) for e in events)
         c = curve(events, state.track, params, min(a_from, a_now), a_now)
         due = None if state.native else c.forget_due_at
@@ -228,18 +227,14 @@ def check_cache(ctx: Context, member: str | None = None) -> list[str]:
     members = None if member is None else [member]
 
     def work(conn: Connection) -> list[str]:
-        rebuilt, counts = compute_states(conn, params, now, members)
+        rebuilt = compute_states(conn, params, now, members)
         cached = read_cache(conn, members)
         problems = [
             f"{k[0]}/{k[1]}: cache {cached.get(k)} ≠ rebuild {rebuilt.get(k)}"
             for k in sorted(set(rebuilt) | set(cached))
             if k not in cached or k not in rebuilt or not same_state(cached[k], rebuilt[k])
         ]
-        for name, n in counts.items():
-            if cached_count(conn, name) not in (None, n):
-                problems.append(f"{name}: cached session count ≠ {n}")
-        names = sorted(counts)
-        for name in stale_axes(conn, names, load_axes(conn, names)):
+        for name in stale_axes(conn, member_names(conn, members)):
             problems.append(f"{name}: the stored session axis differs from attribution")
         return problems
 

@@ -3,16 +3,21 @@
 ``member_skill`` holds one :class:`PairState` per skill a member has ever carried. It is
 a cache: :func:`state_from_events` derives the same numbers from the append-only log
 (through the pure maths of :mod:`viva_store.skills.weights`), and the service keeps the
-cache equal to that derivation after every change (tests hold them equal).
+cache equal to that derivation after every change (``viva skill rebuild --check``).
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from collections.abc import Iterable
+from dataclasses import dataclass, fields, replace
 from datetime import datetime
+from operator import attrgetter
 from typing import Any
 
+from sqlalchemy import Connection, bindparam, delete, insert, select
+
+from viva_store.db.schema import MEMBER_SKILL
 from viva_store.skills.events import ENTER_KINDS, finite, to_datetime
 from viva_store.skills.params import SkillParams, Track
 from viva_store.skills.weights import (
@@ -113,38 +118,7 @@ class PairState:
 
     @classmethod
     def from_row(cls, row: Any) -> PairState:
-        """From a ``member_skill`` row (Core row or DBAPI tuple in column order)."""
-        if isinstance(row, tuple) and not hasattr(row, "_mapping"):
-            (
-                member,
-                skill,
-                track,
-                status,
-                native,
-                w_ref,
-                a_ref,
-                epoch,
-                last,
-                uses,
-                pos,
-                day,
-                used,
-            ) = row
-            return cls(
-                member,
-                skill,
-                track,
-                status,
-                bool(native),
-                float(w_ref),
-                float(a_ref),
-                None if epoch is None else int(epoch),
-                None if last is None else int(last),
-                int(uses),
-                float(pos),
-                float(day),
-                to_datetime(used),
-            )
+        """From a ``member_skill`` row."""
         m = row._mapping
         return cls(
             member=m["member"],
@@ -242,3 +216,45 @@ def state_from_events(
         entered_day=float(enter.day),
         last_used_at=None if last is None or values.get(last.seq, 0.0) <= 0 else last.tau,  # type: ignore[attr-defined]
     )
+
+
+Key = tuple[str, str]
+_EXACT = attrgetter(*(f.name for f in fields(PairState) if f.name not in ("w_ref", "a_ref")))
+"""Every field of a cached state but the weight's two numbers."""
+
+
+def same_state(a: PairState, b: PairState, rel: float = 1e-9) -> bool:
+    """Equal up to floating-point rounding of the weights (everything else exactly)."""
+    close = math.isclose(a.w_ref, b.w_ref, rel_tol=rel, abs_tol=1e-12) and math.isclose(
+        a.a_ref, b.a_ref, rel_tol=rel, abs_tol=1e-9
+    )
+    return close and _EXACT(a) == _EXACT(b)
+
+
+_CACHE_ROW = select(MEMBER_SKILL).where(
+    MEMBER_SKILL.c.member == bindparam("member"), MEMBER_SKILL.c.skill == bindparam("skill")
+)
+
+
+def cache_row(conn: Connection, member: str, skill: str) -> PairState | None:
+    """The cached state of one pair (None: never in the set)."""
+    row = conn.execute(_CACHE_ROW, {"member": member, "skill": skill}).first()
+    return None if row is None else PairState.from_row(row)
+
+
+def read_cache(conn: Connection, members: Iterable[str] | None = None) -> dict[Key, PairState]:
+    """The cached states of ``members`` (all when None), by pair."""
+    query = select(MEMBER_SKILL)
+    if members is not None:
+        query = query.where(MEMBER_SKILL.c.member.in_(sorted(set(members))))
+    return {(r.member, r.skill): PairState.from_row(r) for r in conn.execute(query)}
+
+
+def store_state(conn: Connection, state: PairState, now: datetime) -> None:
+    """Write one pair's cache row (replacing the one there)."""
+    conn.execute(
+        delete(MEMBER_SKILL).where(
+            MEMBER_SKILL.c.member == state.member, MEMBER_SKILL.c.skill == state.skill
+        )
+    )
+    conn.execute(insert(MEMBER_SKILL).values(**state.values(), updated_at=now))

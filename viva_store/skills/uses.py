@@ -22,32 +22,27 @@ from __future__ import annotations
 from sqlalchemy import Connection, select
 
 from viva_store.access import require_owner, require_self_or_owner
-from viva_store.db.raw import NeedsCore, RawTx
 from viva_store.db.schema import CLASSIFICATION, SKILL_EVENT
 from viva_store.errors import InvalidInput, NotFound
 from viva_store.records import SkillRecord
 from viva_store.registry import reader
 from viva_store.sessions.service import resolve_ids
-from viva_store.skills.axis import axis_now, load_axes
+from viva_store.skills.axis import session_count
 from viva_store.skills.credit import (
     Credit,
-    append_event,
-    cache_row,
-    credit,
-    locate,
-)
-from viva_store.skills.derive import after_attribution, credit_execution, derive_uses
-from viva_store.skills.events import VIVA, Tx, actor_name, day_of, skill_params
-from viva_store.skills.library import get_skill
-from viva_store.skills.named import credit_named_session
-from viva_store.skills.pair import rebuild_pair
-from viva_store.skills.refs import (
     ExecutionRef,
     SessionRef,
+    credit,
     execution_of,
+    locate,
     session_of_execution,
     session_ref,
 )
+from viva_store.skills.derive import after_attribution, credit_execution, derive_uses
+from viva_store.skills.events import VIVA, actor_name, append_event, day_of, skill_params
+from viva_store.skills.library import get_skill
+from viva_store.skills.pair import rebuild_pair
+from viva_store.skills.state import cache_row
 from viva_store.store import Context
 
 OUTCOMES = ("success", "failure", "corrected")
@@ -69,12 +64,8 @@ def record_use(
 
     ``session`` (an id or unique prefix) names the session the use belongs to; it must be
     one of the member's. The owner, or the member itself, may record; only the owner may
-    record ``corrected`` (see :func:`correct_use`).
-
-    This is the hot path: the use runs in one transaction on the DBAPI connection
-    (:meth:`~viva_store.store.Store.write_raw`), its few statements prepared. A session
-    named other than exactly (a prefix), a forget that may be due, or an uncached session
-    count roll that back and take the Core path, the same rules in a Core transaction.
+    record ``corrected`` (see :func:`correct_use`). Without a session, a member acting
+    under a launch grant credits its execution, and anyone else the UTC day.
     """
     require_self_or_owner(ctx.actor, member, "record skill uses")
     if outcome not in OUTCOMES:
@@ -85,9 +76,15 @@ def record_use(
     now = ctx.store.now()
     actor = actor_name(ctx.actor.member)
 
-    def use(conn: Tx, sess: SessionRef | None) -> Credit:
+    def work(conn: Connection) -> Credit:
+        sess: SessionRef | None = None
         execution: ExecutionRef | None = None
-        if session is None:
+        if session is not None:
+            sid = resolve_ids(conn, ctx, session)
+            sess = session_ref(conn, member, sid)
+            if sess is None:
+                raise InvalidInput(f"session {sid} is not one of {member}'s sessions")
+        else:
             execution = execution_of(conn, ctx.actor, None)
             if execution is not None:
                 sess = session_of_execution(conn, member, execution.id)
@@ -95,28 +92,7 @@ def record_use(
             conn, params, now, member, skill, outcome, sess, execution, actor, "viva skill use"
         )
 
-    def hot(tx: RawTx) -> Credit:
-        # The DBAPI transaction: a session named exactly in one read, everything else as
-        # below (the execution of a grant, or the day).
-        if session is None:
-            return use(tx, None)
-        return credit_named_session(
-            tx, params, now, member, skill, outcome, session.strip(), actor, "viva skill use"
-        )
-
-    def work(conn: Connection) -> Credit:
-        sess: SessionRef | None = None
-        if session is not None:
-            sid = resolve_ids(conn, ctx, session)
-            sess = session_ref(conn, member, sid)
-            if sess is None:
-                raise InvalidInput(f"session {sid} is not one of {member}'s sessions")
-        return use(conn, sess)
-
-    try:
-        return ctx.store.write_raw(hot)
-    except NeedsCore:
-        return ctx.store.write(work)
+    return ctx.store.write(work)
 
 
 def correct_use(ctx: Context, member: str, skill: str, session: str | None = None) -> Credit:
@@ -177,10 +153,9 @@ def correct_use(ctx: Context, member: str, skill: str, session: str | None = Non
             reason="corrected by the owner",
             basis={"target": target.id, "was": target.value},
         )
-        axis = load_axes(conn, [member])[member]
-        new = rebuild_pair(conn, params, member, skill, axis, now)
+        new = rebuild_pair(conn, params, member, skill, now)
         assert new is not None
-        weight = new.weight(axis.now, day_of(now), params)
+        weight = new.weight(session_count(conn, member), day_of(now), params)
         return Credit(
             member,
             skill,
@@ -213,8 +188,7 @@ def read_skill(ctx: Context, name: str, execution_id: str | None = None) -> Skil
     def work(conn: Connection) -> None:
         execution = execution_of(conn, ctx.actor, execution_id)
         sess = session_of_execution(conn, member, execution.id) if execution else None
-        now_pos = axis_now(conn, member)
-        pos, tau = locate(conn, member, now_pos, sess, execution, now)
+        pos, tau = locate(conn, member, sess, execution, now)
         append_event(
             conn,
             member=member,

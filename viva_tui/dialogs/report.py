@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import ClassVar
 
 from textual.binding import Binding, BindingType
+from textual.message import Message
 
 from viva_tui.dialogs.document import DocumentDialog
-from viva_tui.messages import ReportRequested
 
 
 def shift_week(week: str, weeks: int) -> str:
@@ -29,6 +30,12 @@ class ReportDialog(DocumentDialog):
     ]
     HINT = "← previous week · → next week · esc closes"
 
+    @dataclass(eq=False, repr=False)
+    class WeekRequested(Message):
+        """Show the report of ``week`` in this dialog."""
+
+        week: str
+
     def __init__(self, week: str, markdown: str) -> None:
         super().__init__(f"Weekly report — {week}", markdown)
         self.week = week
@@ -39,5 +46,5 @@ class ReportDialog(DocumentDialog):
         self.show(f"Weekly report — {week}", markdown)
 
     def action_week(self, step: int) -> None:
-        # The main screen loads it (dialogs do not call the store).
-        self.app.screen_stack[0].post_message(ReportRequested(shift_week(self.week, step)))
+        # The main screen under the dialog loads it (dialogs do not call the store).
+        self.app.screen_stack[0].post_message(self.WeekRequested(shift_week(self.week, step)))

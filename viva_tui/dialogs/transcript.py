@@ -12,7 +12,7 @@ from textual.widgets import Static
 
 from viva_tui import keys
 from viva_tui.dialogs.base import Dialog
-from viva_tui.screens.shapes import Transcript
+from viva_tui.views import Transcript
 from viva_tui.widgets.transcript import TranscriptView
 
 

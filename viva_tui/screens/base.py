@@ -1,42 +1,68 @@
-"""What every flow of the main screen shares: the backend, workers, the error handler."""
+"""What every flow of the main screen shares: the backend, the store's opening, errors,
+and the transcript dialog (opened from Triage, Timeline and Principles alike).
+
+Each flow answers a pane's request in a named ``@work(thread=True, ...)`` method whose
+group, ``<pane>:<what>`` (``triage:page``), says in an error's title what failed.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from functools import partial, wraps
+from typing import TYPE_CHECKING, Concatenate, ParamSpec, TypeVar
 
+from textual import on, work
 from textual.message import Message
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from viva_tui.screens.shapes import Unavailable
+from viva_tui.messages import TranscriptLoaded
+from viva_tui.views import TRANSCRIPT_MESSAGES
 from viva_tui.widgets.pane import Pane
 
 if TYPE_CHECKING:
     from viva_store.records import MemberRecord
     from viva_tui.screens.backend import Backend
 
-T = TypeVar("T")
+P = ParamSpec("P")
+S = TypeVar("S", bound="ServiceScreen")
 
 
 class StoreNotOpen(RuntimeError):
-    """The store is still being opened (a request arrived before it)."""
+    """The store is still being opened (a worker started before it)."""
+
+
+def once_open(method: Callable[Concatenate[S, P], object]) -> Callable[Concatenate[S, P], None]:
+    """Start the worker ``method`` now if the store is open, else as soon as it is.
+
+    Requests that arrive while the store opens wait and start in the order they came;
+    an exclusive worker started later still cancels an earlier one of its group.
+    """
+
+    @wraps(method)
+    def start(screen: S, /, *args: P.args, **kwargs: P.kwargs) -> None:
+        if screen.store_is_open:
+            method(screen, *args, **kwargs)
+        else:
+            screen.waiting.append(partial(method, screen, *args, **kwargs))
+
+    return start
 
 
 class ServiceScreen(Screen[None]):
-    """A screen that calls the store only from named thread workers.
-
-    Worker groups are named ``<pane>:<what>`` (``triage:page``) so a failure can be
-    attributed to its pane. Until the app hands over the opened store
-    (:meth:`store_opened`), requests wait and run in order once it is there.
-    """
+    """A screen that calls the store only from named thread workers."""
 
     def __init__(self, member: str | None = None) -> None:
         super().__init__()
         self._backend: Backend | None = None
-        self._waiting: list[tuple[str, Callable[[Any], Any], Callable[[Any], Any], bool]] = []
+        self.waiting: list[Callable[[], object]] = []
         self.members: list[MemberRecord] = []
         self.member = member
+
+    @property
+    def store_is_open(self) -> bool:
+        """Whether the app has handed over the opened store."""
+        return self._backend is not None
 
     @property
     def backend(self) -> Backend:
@@ -46,69 +72,57 @@ class ServiceScreen(Screen[None]):
         return self._backend
 
     def store_opened(self, backend: Backend) -> None:
-        """The app opened the store: run what waited for it."""
+        """The app opened the store: start what waited for it."""
         self._backend = backend
-        waiting, self._waiting = self._waiting, []
-        for group, call, done, exclusive in waiting:
-            self.run_service(group, call, done, exclusive=exclusive)
+        waiting, self.waiting = self.waiting, []
+        for start in waiting:
+            start()
 
     def pane(self, pane_id: str) -> Pane:
         """The pane with this id (it exists once it was first shown)."""
         return self.query_one(f"#{pane_id}", Pane)
 
     def maybe_pane(self, pane_id: str) -> Pane | None:
-        """The pane with this id, or None if it was never shown (panes are made lazily)."""
+        """The pane with this id, or None if it was never built (panes are made lazily)."""
         found = self.query(f"#{pane_id}")
         return found.first(Pane) if found else None
 
-    def run_service(
-        self,
-        group: str,
-        call: Callable[[Backend], T],
-        done: Callable[[T], Message | None],
-        *,
-        exclusive: bool = True,
-    ) -> None:
-        """Run ``call(backend)`` in a thread; post ``done(result)`` unless superseded.
+    def answer(self, message: Message) -> None:
+        """Post a worker's result, unless a newer request of its group superseded it
+        (a thread cannot be stopped, but a stale page never reaches a pane)."""
+        if not get_current_worker().is_cancelled:
+            self.post_message(message)
 
-        ``exclusive`` cancels the group's earlier worker: its result is then dropped
-        (a thread cannot be stopped, but a stale page never reaches a pane).
-        """
-        if self._backend is None:
-            if exclusive:
-                self._waiting = [w for w in self._waiting if w[0] != group]
-            self._waiting.append((group, call, done, exclusive))
-            return
-        backend = self._backend
+    # Transcripts ---------------------------------------------------------------------
 
-        def work() -> None:
-            result = call(backend)
-            if not get_current_worker().is_cancelled and (message := done(result)):
-                self.post_message(message)
+    @on(Pane.TranscriptRequested)
+    def _transcript_requested(self, message: Pane.TranscriptRequested) -> None:
+        self.open_transcript(message.session_id)
 
-        self.run_worker(
-            work, name=group, group=group, thread=True, exclusive=exclusive, exit_on_error=False
-        )
+    @once_open
+    @work(thread=True, group="transcript:open", exclusive=True, exit_on_error=False)
+    def open_transcript(self, session_id: str) -> None:
+        """A session's whole transcript, shown in a dialog."""
+        self.answer(TranscriptLoaded(self.backend.transcript(session_id, TRANSCRIPT_MESSAGES)))
 
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        """The one handler for background work that ended: tidy up, and show any error."""
+    def on_transcript_loaded(self, message: TranscriptLoaded) -> None:
+        from viva_tui.dialogs.transcript import TranscriptDialog
+
+        self.app.push_screen(TranscriptDialog(message.transcript))
+
+    @on(Worker.StateChanged)
+    def _show_worker_error(self, event: Worker.StateChanged) -> None:
+        """The one handler for errors of background work: shown, never a crash."""
         worker = event.worker
-        if event.state not in (WorkerState.ERROR, WorkerState.CANCELLED, WorkerState.SUCCESS):
-            return
-        self.work_ended(worker.group, event.state)
         if event.state != WorkerState.ERROR or worker.error is None:
-            return
-        error = worker.error
-        pane_id = worker.group.partition(":")[0]
-        pane = self.maybe_pane(pane_id)
-        if isinstance(error, Unavailable) and pane is not None:
-            pane.show_unavailable(str(error))
             return
         show = getattr(self.app, "show_error", None)
         if show is not None:
-            show(error, worker.group)
+            show(worker.error, worker.group)
         else:  # pragma: no cover - the app always has it
-            self.notify(str(error), severity="error")
+            self.notify(str(worker.error), severity="error")
 
-    def work_ended(self, group: str, state: WorkerState) -> None:
-        """A worker of ``group`` finished; flows override this and call ``super()``."""
+    def work_failed(self, event: Worker.StateChanged, group: str) -> bool:
+        """Whether ``event`` says a worker of ``group`` ended without its result."""
+        ended = event.state in (WorkerState.ERROR, WorkerState.CANCELLED)
+        return ended and event.worker.group == group

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from textual.worker import WorkerState
+from textual import on, work
+from textual.worker import Worker, WorkerState
 
 from viva_tui.messages import ImportFinished, ImportProgressed
 from viva_tui.screens.base import ServiceScreen
@@ -24,13 +25,15 @@ class ImportFlow(ServiceScreen):
         if self.importing:
             self.notify("An import is already running.")
             return
-        if self._backend is None:
+        if not self.store_is_open:
             self.notify("The store is still being opened; try again in a moment.")
             return
         self.importing = True
-        self.run_worker(self._import, name=GROUP, group=GROUP, thread=True, exit_on_error=False)
+        self.import_sessions()
 
-    def _import(self) -> None:
+    @work(thread=True, group=GROUP, exit_on_error=False)
+    def import_sessions(self) -> None:
+        """Run the importer, posting its progress and then its summary."""
         from viva_store.importing.service import FileImported, FilesUnchanged, ImportStarted
 
         events = self.backend.run_import()
@@ -90,11 +93,13 @@ class ImportFlow(ServiceScreen):
     def import_changed(self) -> None:
         """New or updated sessions arrived (override in the main screen)."""
 
-    def work_ended(self, group: str, state: WorkerState) -> None:
-        if group == GROUP:
-            self.importing = False
-            from viva_tui.widgets.import_bar import ImportBar
+    @on(Worker.StateChanged)
+    def _import_ended(self, event: Worker.StateChanged) -> None:
+        ended = (WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED)
+        if event.worker.group != GROUP or event.state not in ended:
+            return
+        self.importing = False
+        from viva_tui.widgets.import_bar import ImportBar
 
-            for bar in self.query(ImportBar):
-                bar.finish()
-        super().work_ended(group, state)
+        for bar in self.query(ImportBar):
+            bar.finish()

@@ -1,68 +1,42 @@
 """The one screen: sidebar, five panes, the import bar — and the flows that feed them.
 
-Panes post requests; a flow (a mixin beside this file) runs a named thread worker
-that calls the backend and posts a past-tense message back, whose records it hands
-to the pane. Failures of any worker reach :meth:`ServiceScreen.on_worker_state_changed`.
+Panes post requests; a flow (a mixin beside this file) answers in a named thread worker
+that calls the backend and posts a past-tense message back, whose records it hands to
+the pane. Failures of any worker reach :class:`ServiceScreen`'s one error handler.
 Only the Members pane is built at start; the others are built (and their modules
-imported) the first time they are shown, so the first frame comes quickly.
+imported) when the app is idle or when first shown, so the first frame comes quickly.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar, cast
 
+from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
 from textual.widgets import ContentSwitcher, Footer
 
 from viva_tui import keys
-from viva_tui.messages import (
-    DocumentLoaded,
-    MemberChosen,
-    MembersLoaded,
-    PageLoaded,
-    PageRequested,
-    PreviewLoaded,
-    ReportLoaded,
-    ReportRequested,
-    TranscriptLoaded,
-    TranscriptRequested,
-)
+from viva_tui.messages import DocumentLoaded, MembersLoaded, ReportLoaded
+from viva_tui.screens.base import once_open
 from viva_tui.screens.import_flow import ImportFlow
 from viva_tui.screens.principles_flow import PrinciplesFlow
-from viva_tui.screens.shapes import TRANSCRIPT_MESSAGES, MemberRow
 from viva_tui.screens.skills_flow import SkillsFlow
 from viva_tui.screens.timeline_flow import TimelineFlow
 from viva_tui.screens.triage_flow import TriageFlow
+from viva_tui.views import MemberRow
 from viva_tui.widgets.members_pane import MembersPane
 from viva_tui.widgets.pane import Pane
 from viva_tui.widgets.sidebar import PANES, Sidebar
 
 if TYPE_CHECKING:
     from viva_store.records import MemberRecord
+    from viva_tui.dialogs.report import ReportDialog
     from viva_tui.screens.backend import Backend
-
-
-def make_pane(pane_id: str) -> Pane:
-    """Build a pane (importing its module only now)."""
-    if pane_id == "triage":
-        from viva_tui.widgets.triage_pane import TriagePane
-
-        return TriagePane()
-    if pane_id == "timeline":
-        from viva_tui.widgets.timeline_pane import TimelinePane
-
-        return TimelinePane()
-    if pane_id == "skills":
-        from viva_tui.widgets.skills_pane import SkillsPane
-
-        return SkillsPane()
-    if pane_id == "principles":
-        from viva_tui.widgets.principles_pane import PrinciplesPane
-
-        return PrinciplesPane()
-    return MembersPane()
+    from viva_tui.widgets.skills_pane import SkillsPane
+    from viva_tui.widgets.timeline_pane import TimelinePane
+    from viva_tui.widgets.triage_pane import TriagePane
 
 
 class MainScreen(TriageFlow, TimelineFlow, SkillsFlow, PrinciplesFlow, ImportFlow):
@@ -75,6 +49,8 @@ class MainScreen(TriageFlow, TimelineFlow, SkillsFlow, PrinciplesFlow, ImportFlo
         self.undo_stack = []
         self.member_keys = {}
         self.harnesses: list[str] = []
+        self.roster_loaded = False
+        self.pane_waiting: str | None = None
         self.panes_built = False
 
     def compose(self) -> ComposeResult:
@@ -91,16 +67,15 @@ class MainScreen(TriageFlow, TimelineFlow, SkillsFlow, PrinciplesFlow, ImportFlo
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one(Sidebar).set_active("members")
         self.query_one(MembersPane).activate()
-        self.run_service("members:list", lambda b: b.members(), self._roster)
+        self.load_roster()
 
     def store_opened(self, backend: Backend, harnesses: list[str] | None = None) -> None:
         """The app opened the store: fill the harness filters, run what waited."""
         self.harnesses = list(harnesses or [])
         for pane_id in ("triage", "timeline"):
             if (pane := self.maybe_pane(pane_id)) is not None:
-                pane.set_harnesses(self.harnesses)  # type: ignore[attr-defined]
+                cast("TriagePane | TimelinePane", pane).harnesses = tuple(self.harnesses)
         super().store_opened(backend)
 
     # Panes -------------------------------------------------------------------------------
@@ -111,27 +86,45 @@ class MainScreen(TriageFlow, TimelineFlow, SkillsFlow, PrinciplesFlow, ImportFlo
     async def action_show_pane(self, pane_id: str) -> None:
         if pane_id not in dict(PANES):
             return
-        self.query_one(Sidebar).set_active(pane_id)
+        self.query_one(Sidebar).active = pane_id
+        self.pane_waiting = None
+        if pane_id == "triage" and not self.roster_loaded:
+            self.pane_waiting = pane_id  # its member keys come with the roster
+            return
         pane = await self.build_pane(pane_id)
         pane.ensure_requested()  # the store works while the pane is laid out
         self.query_one(ContentSwitcher).current = pane_id
         pane.focus_main()
 
     async def build_pane(self, pane_id: str) -> Pane:
-        """The pane, built (hidden) and given what the screen knows if it was not yet."""
+        """The pane, built (hidden) with what the screen knows, if it was not yet."""
         pane = self.maybe_pane(pane_id)
         if pane is not None:
             return pane
-        pane = make_pane(pane_id)
+        pane = self.make_pane(pane_id)
         pane.display = False  # the switcher shows it when it becomes current
         await self.query_one(ContentSwitcher).mount(pane)
-        if hasattr(pane, "set_harnesses") and self.harnesses:
-            pane.set_harnesses(self.harnesses)
-        if hasattr(pane, "set_members") and self.members:
-            pane.set_members(self.members, self.member_keys)
-        if hasattr(pane, "set_member") and self.member:
-            pane.set_member(self.member)
         return pane
+
+    def make_pane(self, pane_id: str) -> Pane:
+        """A new pane (its module imported only now)."""
+        if pane_id == "triage":
+            from viva_tui.widgets.triage_pane import TriagePane
+
+            return TriagePane.for_roster(self.member_keys, self.harnesses)
+        if pane_id == "timeline":
+            from viva_tui.widgets.timeline_pane import TimelinePane
+
+            return TimelinePane(self.harnesses, self.member)
+        if pane_id == "skills":
+            from viva_tui.widgets.skills_pane import SkillsPane
+
+            return SkillsPane(self.member)
+        if pane_id == "principles":
+            from viva_tui.widgets.principles_pane import PrinciplesPane
+
+            return PrinciplesPane()
+        return MembersPane()
 
     async def _build_next(self) -> None:
         """After the first screen is filled, build the other panes one by one while idle,
@@ -148,61 +141,51 @@ class MainScreen(TriageFlow, TimelineFlow, SkillsFlow, PrinciplesFlow, ImportFlo
 
         pane = self.current_pane()
         keymap = getattr(self.app, "keymap", {})
-        own = [b for b in pane.BINDINGS if isinstance(b, Binding)]
+        own = keys.ALL[pane.PANE_ID]
         self.app.push_screen(HelpDialog(pane.TITLE, pane.HELP_TEXT, own, keys.SCREEN, keymap))
-
-    def on_page_requested(self, message: PageRequested) -> None:
-        if message.pane == "triage":
-            self.load_triage_page(message.query, message.offset)
-        elif message.pane == "timeline" and message.member:
-            self.load_timeline_page(message.member, message.query, message.offset)
-
-    def on_page_loaded(self, message: PageLoaded) -> None:
-        if message.pane == "triage":
-            self.triage_pane().show_page(message.page)
-            self.triage_page_shown(message.page.offset)
-        elif message.pane == "timeline" and message.member:
-            self.timeline_pane().show_page(message.member, message.page)
-
-    def on_preview_loaded(self, message: PreviewLoaded) -> None:
-        if message.pane == "triage":
-            self.triage_pane().show_preview(message.transcript)
-        elif message.pane == "timeline":
-            self.timeline_pane().show_preview(message.transcript)
 
     # Members -----------------------------------------------------------------------------
 
-    def _roster(self, members: list[MemberRecord]) -> MembersLoaded:
-        self.members = members
-        return MembersLoaded([MemberRow(m, None, None, None, None) for m in members], False)
+    @once_open
+    @work(thread=True, group="members:list", exclusive=True, exit_on_error=False)
+    def load_roster(self) -> None:
+        """The roster first (the counts follow in :meth:`count_members`)."""
+        members = self.backend.members()
+        self.answer(MembersLoaded([MemberRow(m, None, None, None, None) for m in members], False))
 
     async def on_members_loaded(self, message: MembersLoaded) -> None:
         await self.query_one(MembersPane).show_members(message.rows, message.counted)
         if message.counted:
             return
-        names = [r.member.name for r in message.rows]
+        self.members = [r.member for r in message.rows]
+        self.member_keys = self.choose_member_keys()
+        self.roster_loaded = True
+        names = [m.name for m in self.members]
         if names:
             keep = self.member if self.member in names else names[0]
             self.member = None
             self.choose_member(keep, announce=False)
-        self.triage_roster()
+        if self.pane_waiting is not None:
+            await self.action_show_pane(self.pane_waiting)
         self.count_members()
         self.set_timer(0.2, self._build_next)
         self.load_principles()  # the sidebar shows how many candidates wait
 
     def count_members(self) -> None:
         """Fill the roster's counts in the background."""
-        self.run_service(
-            "members:counts",
-            lambda b: b.member_rows(self.members),
-            lambda rows: MembersLoaded(rows, counted=True),
-        )
+        self.read_member_counts(tuple(self.members))
 
-    def on_member_chosen(self, message: MemberChosen) -> None:
-        if message.name:
-            self.choose_member(message.name)
-            return
+    @once_open
+    @work(thread=True, group="members:counts", exclusive=True, exit_on_error=False)
+    def read_member_counts(self, members: tuple[MemberRecord, ...]) -> None:
+        self.answer(MembersLoaded(self.backend.member_rows(members), counted=True))
 
+    @on(MembersPane.MemberChosen)
+    def _member_chosen(self, message: MembersPane.MemberChosen) -> None:
+        self.choose_member(message.name)
+
+    @on(Pane.MemberPickRequested)
+    def _pick_member(self) -> None:
         from viva_tui.dialogs.picker import MemberPicker
 
         def picked(name: str | None) -> None:
@@ -219,41 +202,29 @@ class MainScreen(TriageFlow, TimelineFlow, SkillsFlow, PrinciplesFlow, ImportFlo
         if name == self.member:
             return
         self.member = name
-        self.query_one(Sidebar).set_member(name)
+        self.query_one(Sidebar).member = name
         for pane_id in ("timeline", "skills"):
             if (pane := self.maybe_pane(pane_id)) is not None:
-                pane.set_member(name)  # type: ignore[attr-defined]
+                cast("TimelinePane | SkillsPane", pane).member = name
         if announce:
             remember = getattr(self.app, "remember", None)
             if remember is not None:
                 remember(member=name)
             self.notify(f"Timeline and Skills now show {name}.")
 
-    # Transcripts, documents, changes ------------------------------------------------------
-
-    def on_transcript_requested(self, message: TranscriptRequested) -> None:
-        sid = message.session_id
-        self.run_service(
-            "transcript:open",
-            lambda b: b.transcript(sid, TRANSCRIPT_MESSAGES),
-            TranscriptLoaded,
-        )
-
-    def on_transcript_loaded(self, message: TranscriptLoaded) -> None:
-        from viva_tui.dialogs.transcript import TranscriptDialog
-
-        self.app.push_screen(TranscriptDialog(message.transcript))
+    # The weekly report, documents, changes ------------------------------------------------
 
     def action_weekly_report(self) -> None:
-        self.post_message(ReportRequested())
+        self.load_report(None)
 
-    def on_report_requested(self, message: ReportRequested) -> None:
-        week = message.week
-        self.run_service(
-            "report:weekly",
-            lambda b: b.weekly_report(week),
-            lambda got: ReportLoaded(*got),
-        )
+    def on_report_dialog_week_requested(self, message: ReportDialog.WeekRequested) -> None:
+        self.load_report(message.week)
+
+    @once_open
+    @work(thread=True, group="report:weekly", exclusive=True, exit_on_error=False)
+    def load_report(self, week: str | None) -> None:
+        """A week's report (None: this week), shown in the report dialog."""
+        self.answer(ReportLoaded(*self.backend.weekly_report(week)))
 
     def on_report_loaded(self, message: ReportLoaded) -> None:
         from viva_tui.dialogs.report import ReportDialog
@@ -285,7 +256,3 @@ class MainScreen(TriageFlow, TimelineFlow, SkillsFlow, PrinciplesFlow, ImportFlo
 
     def skills_changed(self) -> None:
         self.count_members()
-
-
-if TYPE_CHECKING:
-    from viva_tui.widgets.triage_pane import TriagePane

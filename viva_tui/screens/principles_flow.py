@@ -4,15 +4,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, cast
 
-from viva_tui.messages import (
-    DecisionWanted,
-    EvidenceWanted,
-    PrincipleDecided,
-    PrinciplesLoaded,
-    PrinciplesRequested,
-    TranscriptRequested,
-)
-from viva_tui.screens.base import ServiceScreen
+from textual import work
+
+from viva_tui.messages import PrincipleDecided, PrinciplesLoaded
+from viva_tui.screens.base import ServiceScreen, once_open
 from viva_tui.widgets.sidebar import Sidebar
 
 if TYPE_CHECKING:
@@ -28,21 +23,23 @@ QUESTIONS = {
 
 
 class PrinciplesFlow(ServiceScreen):
-    """Feeds :class:`PrinciplesPane`; no decision is stored without a confirmation."""
+    """Feeds :class:`PrinciplesPane`; no decision is stored without a confirmation. (The
+    pane's requests are handled by name: its module is imported when it is first built.)"""
 
     def principles_pane(self) -> PrinciplesPane:
         return cast("PrinciplesPane", self.pane("principles"))
 
-    def on_principles_requested(self, message: PrinciplesRequested) -> None:
+    def on_principles_pane_load_requested(self, message: PrinciplesPane.LoadRequested) -> None:
         self.load_principles()
 
     def load_principles(self) -> None:
-        names = [m.name for m in self.members]
-        self.run_service(
-            "principles:load",
-            lambda b: b.principles(names),
-            PrinciplesLoaded,
-        )
+        """The queue, the history and what is in force (the sidebar counts the queue)."""
+        self.read_principles(tuple(m.name for m in self.members))
+
+    @once_open
+    @work(thread=True, group="principles:load", exclusive=True, exit_on_error=False)
+    def read_principles(self, members: tuple[str, ...]) -> None:
+        self.answer(PrinciplesLoaded(self.backend.principles(members)))
 
     def on_principles_loaded(self, message: PrinciplesLoaded) -> None:
         if self.maybe_pane("principles") is not None:
@@ -50,7 +47,9 @@ class PrinciplesFlow(ServiceScreen):
         waiting = len(message.data.open)
         self.query_one(Sidebar).set_badge("principles", str(waiting) if waiting else "")
 
-    def on_decision_wanted(self, message: DecisionWanted) -> None:
+    def on_principles_pane_decision_requested(
+        self, message: PrinciplesPane.DecisionRequested
+    ) -> None:
         from viva_tui.dialogs.reason import TextModal
 
         if message.action == "edit":
@@ -77,7 +76,7 @@ class PrinciplesFlow(ServiceScreen):
         else:
             self._confirm(message, None)
 
-    def _confirm(self, message: DecisionWanted, text: str | None) -> None:
+    def _confirm(self, message: PrinciplesPane.DecisionRequested, text: str | None) -> None:
         from viva_tui.dialogs.confirm import ConfirmModal
 
         question, yes = QUESTIONS[message.action]
@@ -88,7 +87,7 @@ class PrinciplesFlow(ServiceScreen):
 
         def answered(yes_: bool | None) -> None:
             if yes_:
-                self._store(action, message.ref, text, message.version)
+                self.store_decision(action, message.ref, text, message.version)
 
         self.app.push_screen(
             ConfirmModal(
@@ -97,13 +96,10 @@ class PrinciplesFlow(ServiceScreen):
             answered,
         )
 
-    def _store(self, action: str, ref: str, text: str | None, version: int) -> None:
-        self.run_service(
-            "principles:decide",
-            lambda b: b.decide(action, ref, text, version),
-            PrincipleDecided,
-            exclusive=False,
-        )
+    @once_open
+    @work(thread=True, group="principles:decide", exclusive=False, exit_on_error=False)
+    def store_decision(self, action: str, ref: str, text: str | None, version: int) -> None:
+        self.answer(PrincipleDecided(self.backend.decide(action, ref, text, version)))
 
     def on_principle_decided(self, message: PrincipleDecided) -> None:
         self.notify(message.summary, title="Principles")
@@ -113,14 +109,16 @@ class PrinciplesFlow(ServiceScreen):
     def principles_changed(self) -> None:
         """A decision changed what is in force (override in the main screen)."""
 
-    def on_evidence_wanted(self, message: EvidenceWanted) -> None:
+    def on_principles_pane_evidence_requested(
+        self, message: PrinciplesPane.EvidenceRequested
+    ) -> None:
         if len(message.refs) == 1:
-            self.post_message(TranscriptRequested(message.refs[0]))
+            self.open_transcript(message.refs[0])
             return
 
         def chosen(ref: str | None) -> None:
             if ref:
-                self.post_message(TranscriptRequested(ref))
+                self.open_transcript(ref)
 
         from viva_tui.dialogs.choice import ChoiceModal
 

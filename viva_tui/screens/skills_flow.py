@@ -4,43 +4,45 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, cast
 
-from viva_tui.messages import (
-    CurveLoaded,
-    CurveRequested,
-    DocumentLoaded,
-    SkillBodyWanted,
-    SkillChanged,
-    SkillChangeWanted,
-    SkillsLoaded,
-    SkillsRequested,
-)
-from viva_tui.screens.base import ServiceScreen
+from textual import work
+
+from viva_tui.messages import CurveLoaded, DocumentLoaded, SkillChanged, SkillsLoaded
+from viva_tui.screens.base import ServiceScreen, once_open
 
 if TYPE_CHECKING:
     from viva_tui.widgets.skills_pane import SkillsPane
 
 
 class SkillsFlow(ServiceScreen):
-    """Feeds :class:`SkillsPane`; changes are confirmed before they are stored."""
+    """Feeds :class:`SkillsPane`; changes are confirmed before they are stored. (The
+    pane's requests are handled by name: its module is imported when it is first built.)"""
 
     def skills_pane(self) -> SkillsPane:
         return cast("SkillsPane", self.pane("skills"))
 
-    def on_skills_requested(self, message: SkillsRequested) -> None:
-        member, include = message.member, message.include_forgotten
-        self.run_service("skills:load", lambda b: b.skills(member, include), SkillsLoaded)
+    def on_skills_pane_load_requested(self, message: SkillsPane.LoadRequested) -> None:
+        self.load_skills(message.member, message.include_forgotten)
+
+    @once_open
+    @work(thread=True, group="skills:load", exclusive=True, exit_on_error=False)
+    def load_skills(self, member: str, include_forgotten: bool) -> None:
+        self.answer(SkillsLoaded(self.backend.skills(member, include_forgotten)))
 
     def on_skills_loaded(self, message: SkillsLoaded) -> None:
         self.skills_pane().show_skills(message.data)
 
-    def on_curve_requested(self, message: CurveRequested) -> None:
-        member, skill = message.member, message.skill
-        self.run_service("skills:curve", lambda b: b.curve(member, skill), CurveLoaded)
+    def on_skills_pane_curve_requested(self, message: SkillsPane.CurveRequested) -> None:
+        self.load_curve(message.member, message.skill)
+
+    @once_open
+    @work(thread=True, group="skills:curve", exclusive=True, exit_on_error=False)
+    def load_curve(self, member: str, skill: str) -> None:
+        self.answer(CurveLoaded(self.backend.curve(member, skill)))
 
     def on_curve_loaded(self, message: CurveLoaded) -> None:
         self.skills_pane().show_curve(message.data)
 
-    def on_skill_change_wanted(self, message: SkillChangeWanted) -> None:
+    def on_skills_pane_change_requested(self, message: SkillsPane.ChangeRequested) -> None:
         from viva_tui.dialogs.confirm import ConfirmModal
 
         m = message
@@ -58,14 +60,15 @@ class SkillsFlow(ServiceScreen):
 
         def answered(yes: bool | None) -> None:
             if yes:
-                self.run_service(
-                    "skills:change",
-                    lambda b: b.change_skill(m.action, m.member, m.skill, m.track),
-                    lambda said: SkillChanged(m.member, said),
-                    exclusive=False,
-                )
+                self.change_skill(m.action, m.member, m.skill, m.track)
 
         self.app.push_screen(ConfirmModal(question, detail, m.action.capitalize()), answered)
+
+    @once_open
+    @work(thread=True, group="skills:change", exclusive=False, exit_on_error=False)
+    def change_skill(self, action: str, member: str, skill: str, track: str) -> None:
+        said = self.backend.change_skill(action, member, skill, track)
+        self.answer(SkillChanged(member, said))
 
     def on_skill_changed(self, message: SkillChanged) -> None:
         self.notify(message.summary, title="Skills")
@@ -77,8 +80,10 @@ class SkillsFlow(ServiceScreen):
     def skills_changed(self) -> None:
         """A skill set changed (override in the main screen)."""
 
-    def on_skill_body_wanted(self, message: SkillBodyWanted) -> None:
-        name = message.skill
-        self.run_service(
-            "skills:body", lambda b: b.skill_body(name), lambda md: DocumentLoaded(name, md)
-        )
+    def on_skills_pane_body_requested(self, message: SkillsPane.BodyRequested) -> None:
+        self.load_skill_body(message.skill)
+
+    @once_open
+    @work(thread=True, group="skills:body", exclusive=True, exit_on_error=False)
+    def load_skill_body(self, name: str) -> None:
+        self.answer(DocumentLoaded(name, self.backend.skill_body(name)))

@@ -4,6 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
+from typing import TYPE_CHECKING
+
+from rich.text import Text
+
+if TYPE_CHECKING:
+    from viva_store.triage.service import Suggestion
 
 BLOCKS = "▁▂▃▄▅▆▇█"
 
@@ -55,3 +61,13 @@ def sparkline(values: Sequence[float], width: int = 12, top: float | None = None
 def plural(count: int, word: str) -> str:
     """``1 session`` / ``3 sessions``."""
     return f"{count} {word}" if count == 1 else f"{count} {word}s"
+
+
+def suggestion_cell(s: Suggestion | None) -> Text:
+    """Triage's "suggested" cell: the member with its confidence, a muted guess below the
+    threshold (not offered), or — when there is none."""
+    if s is not None and s.member is not None:
+        return Text(f"{s.member} {s.confidence:.2f}", style="bold")
+    if s is not None and s.best_guess:
+        return Text(f"({s.best_guess} {s.confidence:.2f})", style="dim italic")
+    return Text("—", style="dim")

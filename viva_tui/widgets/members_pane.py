@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar, cast
 
 from rich.text import Text
@@ -9,11 +10,11 @@ from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import VerticalScroll
 from textual.content import Content
+from textual.message import Message
 from textual.widgets import Static
 
 from viva_tui import keys
-from viva_tui.messages import MemberChosen
-from viva_tui.screens.shapes import MemberRow
+from viva_tui.views import MemberRow
 from viva_tui.widgets.format import when
 from viva_tui.widgets.pane import Pane
 
@@ -34,10 +35,8 @@ COLUMNS = (
 )
 
 
-def _count(value: int | None, counted: bool) -> str:
-    if not counted:
-        return "…"
-    return "n/a" if value is None else str(value)
+def _count(value: int | None) -> str:
+    return "…" if value is None else str(value)
 
 
 def _launches(row: MemberRow) -> Content:
@@ -69,13 +68,18 @@ the owner approved.
 
 * **sessions** — sessions attributed to the member (by an execution record or by you).
 * **skills** — skills in its set that are not forgotten; **principles** — active ones.
-* **n/a** means that part of Viva is not in this build yet.
 
 The right side shows the member's recent launches through Viva (each one an execution
 record: harness, folder, task, how it ended) and renders its `soul.md`. **Enter** makes the
 highlighted member the one the Timeline and Skills panes show; **l** shows the
 `viva launch` command for it and copies it, to run in a terminal of its own.
 """
+
+    @dataclass(eq=False, repr=False)
+    class MemberChosen(Message):
+        """The owner picked the member the Timeline and Skills panes show."""
+
+        name: str
 
     def __init__(self) -> None:
         super().__init__()
@@ -122,9 +126,9 @@ highlighted member the one the Timeline and Skills panes show; **l** shows the
                 m.role,
                 m.engine,
                 ", ".join(m.harnesses),
-                _count(row.sessions, counted),
-                _count(row.active_skills, counted),
-                _count(row.active_principles, counted),
+                _count(row.sessions),
+                _count(row.active_skills),
+                _count(row.active_principles),
                 when(row.last_active) if counted else "…",
                 key=m.name,
             )
@@ -183,4 +187,4 @@ highlighted member the one the Timeline and Skills panes show; **l** shows the
             return
         table = cast("RowTable", found.first())
         if 0 <= table.cursor_row < len(self.rows):
-            self.ask(MemberChosen(self.rows[table.cursor_row].member.name))
+            self.ask(self.MemberChosen(self.rows[table.cursor_row].member.name))

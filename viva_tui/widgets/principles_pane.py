@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
+from textual.message import Message
+from textual.reactive import var
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from viva_tui import keys
-from viva_tui.messages import DecisionWanted, EvidenceWanted, PrinciplesRequested
-from viva_tui.screens.data_principles import PrinciplesData
+from viva_tui.views import PrinciplesData
 from viva_tui.widgets.diff import word_diff
 from viva_tui.widgets.format import clip, plural, when
 from viva_tui.widgets.pane import Pane
@@ -50,10 +52,35 @@ can be rolled back (nothing is deleted).
   approved version that is not in force, **b** rolls back to it (a new event).
 """
 
+    class LoadRequested(Message):
+        """The queue, the history and what is in force."""
+
+    @dataclass(eq=False, repr=False)
+    class DecisionRequested(Message):
+        """The owner pressed a decision key; the screen confirms, then stores it.
+
+        ``action``: approve | edit | reject | defer | rollback. ``ref`` is the candidate id
+        (the principle id for a rollback); ``text`` what the owner reads in the question.
+        """
+
+        action: str
+        ref: str
+        member: str
+        text: str
+        version: int = 0
+
+    @dataclass(eq=False, repr=False)
+    class EvidenceRequested(Message):
+        """Open one of the sessions a candidate cites."""
+
+        refs: tuple[str, ...]
+
+    history_mode: var[bool] = var(False, init=False)
+    """Whether the list shows every decision event instead of the queue."""
+
     def __init__(self) -> None:
         super().__init__()
         self.data: PrinciplesData | None = None
-        self.history_mode = False
         self._items: dict[str, Any] = {}
 
     def compose(self) -> ComposeResult:
@@ -64,7 +91,7 @@ can be rolled back (nothing is deleted).
                 yield Static("Loading the queue…", id="principles-text")
 
     def request_data(self) -> None:
-        self.ask(PrinciplesRequested())
+        self.ask(self.LoadRequested())
 
     def focus_main(self) -> None:
         self.query_one(RowList).focus()
@@ -240,7 +267,7 @@ can be rolled back (nothing is deleted).
             return
         c = self._current()
         if c is not None:
-            self.ask(DecisionWanted(action, c.id, c.member, c.text))
+            self.ask(self.DecisionRequested(action, c.id, c.member, c.text))
 
     def action_approve(self) -> None:
         self._decide("approve")
@@ -256,6 +283,8 @@ can be rolled back (nothing is deleted).
 
     def action_toggle_history(self) -> None:
         self.history_mode = not self.history_mode
+
+    def watch_history_mode(self) -> None:
         if self.data is not None:
             self.show_data(self.data)
 
@@ -271,7 +300,7 @@ can be rolled back (nothing is deleted).
             self.notify(f"Version {ev.version} is already in force.")
             return
         text = ev.text or self.data.wording.get((ev.principle_id, ev.version), "")
-        self.ask(DecisionWanted("rollback", ev.principle_id, ev.member, text, ev.version))
+        self.ask(self.DecisionRequested("rollback", ev.principle_id, ev.member, text, ev.version))
 
     def action_evidence(self) -> None:
         c = self._current()
@@ -280,4 +309,4 @@ can be rolled back (nothing is deleted).
         if not c.evidence:
             self.notify("This candidate cites no evidence.")
             return
-        self.ask(EvidenceWanted(tuple(c.evidence)))
+        self.ask(self.EvidenceRequested(tuple(c.evidence)))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import ClassVar
 
 from rich.text import Text
@@ -9,18 +10,13 @@ from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
+from textual.message import Message
+from textual.reactive import var
 from textual.timer import Timer
 from textual.widgets import Static
 
 from viva_tui import keys
-from viva_tui.messages import (
-    CurveRequested,
-    MemberChosen,
-    SkillBodyWanted,
-    SkillChangeWanted,
-    SkillsRequested,
-)
-from viva_tui.screens.data_skills import CurveData, SkillRow, SkillsData
+from viva_tui.views import CurveData, SkillRow, SkillsData
 from viva_tui.widgets.decay_plot import DecayPlot
 from viva_tui.widgets.format import local, plural, sparkline, when
 from viva_tui.widgets.pane import Pane
@@ -75,9 +71,41 @@ every 30 of the member's sessions (session track) or every 60 days (time track).
   not a use); **a** shows or hides forgotten skills; **m** chooses the member.
 """
 
-    def __init__(self) -> None:
+    @dataclass(eq=False, repr=False)
+    class LoadRequested(Message):
+        """``member``'s skill set (forgotten skills too with ``include_forgotten``)."""
+
+        member: str
+        include_forgotten: bool
+
+    @dataclass(eq=False, repr=False)
+    class CurveRequested(Message):
+        """The curve of ``member``'s ``skill``, to plot."""
+
+        member: str
+        skill: str
+
+    @dataclass(eq=False, repr=False)
+    class ChangeRequested(Message):
+        """Reclaim a skill (``action`` reclaim) or move it to ``track`` (``action`` track)."""
+
+        action: str
+        member: str
+        skill: str
+        track: str = ""
+
+    @dataclass(eq=False, repr=False)
+    class BodyRequested(Message):
+        """Read a skill's body."""
+
+        skill: str
+
+    member: var[str | None] = var(None, init=False)
+    """Whose skill set this is (loaded when it changes, once the pane was opened)."""
+
+    def __init__(self, member: str | None = None) -> None:
         super().__init__()
-        self.member: str | None = None
+        self.set_reactive(SkillsPane.member, member)
         self.include_forgotten = True
         self.rows: dict[str, SkillRow] = {}
         self.data: SkillsData | None = None
@@ -85,7 +113,7 @@ every 30 of the member's sessions (session track) or every 60 days (time track).
 
     def compose(self) -> ComposeResult:
         yield Static("", id="skills-banner")
-        yield Static("", id="skills-title", classes="status")
+        yield Static(self._title(), id="skills-title", classes="status")
         with Horizontal(id="skills-body"):
             yield RowTable(id="skills-table", zebra_stripes=True)
             with Vertical(id="skills-curve"):
@@ -108,18 +136,17 @@ every 30 of the member's sessions (session track) or every 60 days (time track).
 
     def request_data(self) -> None:
         if self.member:
-            self.ask(SkillsRequested(self.member, self.include_forgotten))
+            self.ask(self.LoadRequested(self.member, self.include_forgotten))
 
-    def set_member(self, name: str) -> None:
-        """Show ``name``'s skills (loaded now if the pane was already opened)."""
-        if name == self.member:
-            return
-        self.member = name
-        self.query_one("#skills-title", Static).update(
-            Content.assemble(("Skills of ", "bold"), (name, "bold $accent"))
-        )
+    def watch_member(self) -> None:
+        self.query_one("#skills-title", Static).update(self._title())
         if self.requested:
             self.request_data()
+
+    def _title(self) -> Content:
+        if self.member is None:
+            return Content("")
+        return Content.assemble(("Skills of ", "bold"), (self.member, "bold $accent"))
 
     # Showing -----------------------------------------------------------------------------
 
@@ -128,8 +155,6 @@ every 30 of the member's sessions (session track) or every 60 days (time track).
         if data.member != self.member:
             return
         self.data = data
-        for old in self.query(".unavailable"):
-            old.remove()
         table = self.query_one(RowTable)
         keep = table.current_key
         table.clear()
@@ -215,7 +240,7 @@ every 30 of the member's sessions (session track) or every 60 days (time track).
     def _ask_curve(self) -> None:
         skill = self.query_one(RowTable).current_key
         if skill and self.member:
-            self.ask(CurveRequested(self.member, skill))
+            self.ask(self.CurveRequested(self.member, skill))
 
     def _row(self) -> SkillRow | None:
         key = self.query_one(RowTable).current_key
@@ -230,22 +255,22 @@ every 30 of the member's sessions (session track) or every 60 days (time track).
                 f"{row.name} is in the set ({row.status}); only a forgotten skill can be reclaimed."
             )
             return
-        self.ask(SkillChangeWanted("reclaim", self.member, row.name))
+        self.ask(self.ChangeRequested("reclaim", self.member, row.name))
 
     def action_track(self) -> None:
         row = self._row()
         if row is None or self.member is None:
             return
         other = "time" if row.track == "session" else "session"
-        self.ask(SkillChangeWanted("track", self.member, row.name, other))
+        self.ask(self.ChangeRequested("track", self.member, row.name, other))
 
     def action_body(self) -> None:
         if row := self._row():
-            self.ask(SkillBodyWanted(row.name))
+            self.ask(self.BodyRequested(row.name))
 
     def action_toggle_all(self) -> None:
         self.include_forgotten = not self.include_forgotten
         self.request_data()
 
     def action_choose_member(self) -> None:
-        self.ask(MemberChosen(""))
+        self.ask(self.MemberPickRequested())

@@ -3,27 +3,22 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
+from textual.message import Message
+from textual.reactive import var
 from textual.timer import Timer
 from textual.widgets import Input, OptionList, Select, Static
 from textual.widgets.option_list import Option
 
 from viva_store.records import SessionRecord
 from viva_tui import keys
-from viva_tui.messages import (
-    MemberChosen,
-    PageRequested,
-    PreviewRequested,
-    SearchRequested,
-    TranscriptRequested,
-)
-from viva_tui.screens.data_timeline import SearchResult, TimelineEvent, TimelineEvents
-from viva_tui.screens.shapes import Page, Query, Transcript
+from viva_tui.views import Page, Query, SearchResult, TimelineEvent, TimelineEvents, Transcript
 from viva_tui.widgets.format import clip, day, local, plural, project_label, when
 from viva_tui.widgets.pane import Pane
 from viva_tui.widgets.tables import RowList
@@ -66,22 +61,49 @@ decisions between them.
 * **m** chooses whose timeline this is (also: Enter in Members, or the command palette).
 """
 
-    def __init__(self) -> None:
+    @dataclass(eq=False, repr=False)
+    class PageRequested(Message):
+        """``member``'s sessions from ``offset`` on (offset 0 with the member's events)."""
+
+        member: str
+        query: Query
+        offset: int
+
+    @dataclass(eq=False, repr=False)
+    class PreviewRequested(Message):
+        """The cursor rests on a session: its transcript for the preview."""
+
+        session_id: str
+
+    @dataclass(eq=False, repr=False)
+    class SearchRequested(Message):
+        """Search ``member``'s experience for ``text``."""
+
+        member: str
+        text: str
+
+    member: var[str | None] = var(None, init=False)
+    """Whose timeline this is (loaded when it changes, once the pane was opened)."""
+    searching: var[str | None] = var(None, init=False)
+    """The search shown instead of the timeline (None: the timeline)."""
+    harnesses: var[tuple[str, ...]] = var((), init=False)
+    """What the harness filter offers (known once the store is open)."""
+
+    def __init__(self, harnesses: Sequence[str] = (), member: str | None = None) -> None:
         super().__init__()
-        self.harnesses: list[str] = []
-        self.member: str | None = None
+        self.set_reactive(TimelinePane.harnesses, tuple(harnesses))
+        self.set_reactive(TimelinePane.member, member)
         self.query_now = Query()
         self.loaded = 0
         self.more = False
         self.fetching = False
         self.events: list[TimelineEvent] = []
-        self.searching: str | None = None
         self._sessions: dict[str, SessionRecord] = {}
         self._last_day: str | None = None
         self._preview_timer: Timer | None = None
 
     def compose(self) -> ComposeResult:
-        yield Static("", id="timeline-title", classes="status")
+        yield Static(self._title(), id="timeline-title", classes="status")
         with Horizontal(id="timeline-filters", classes="filters"):
             yield Select(
                 [(h, h) for h in self.harnesses],
@@ -98,10 +120,8 @@ decisions between them.
             yield TranscriptView(id="timeline-preview", placeholder="")
         yield Static("", id="timeline-status", classes="status")
 
-    def set_harnesses(self, harnesses: Sequence[str]) -> None:
-        """The harnesses the filter offers (known once the store is open)."""
-        self.harnesses = list(harnesses)
-        self.query_one("#timeline-harness", Select).set_options([(h, h) for h in self.harnesses])
+    def watch_harnesses(self, harnesses: tuple[str, ...]) -> None:
+        self.query_one("#timeline-harness", Select).set_options([(h, h) for h in harnesses])
 
     def focus_main(self) -> None:
         self.query_one(RowList).focus()
@@ -110,22 +130,22 @@ decisions between them.
         if self.member:
             self._request(0)
 
-    def set_member(self, name: str) -> None:
-        """Show ``name``'s timeline (loaded now if the pane was already opened)."""
-        if name == self.member:
-            return
-        self.member = name
+    def watch_member(self) -> None:
         self.searching = None
-        self._title()
+        self._retitle()
         if self.requested:
             self._request(0)
 
-    def _title(self) -> None:
+    def watch_searching(self) -> None:
+        self._retitle()
+
+    def _title(self) -> Content:
         who = self.member or "—"
         mode = f" · search: {self.searching}" if self.searching else ""
-        self.query_one("#timeline-title", Static).update(
-            Content.assemble(("Timeline of ", "bold"), (who, "bold $accent"), mode)
-        )
+        return Content.assemble(("Timeline of ", "bold"), (who, "bold $accent"), mode)
+
+    def _retitle(self) -> None:
+        self.query_one("#timeline-title", Static).update(self._title())
 
     # Pages -------------------------------------------------------------------------------
 
@@ -133,10 +153,10 @@ decisions between them.
         if self.member is None:
             return
         self.fetching = True
-        self.ask(PageRequested("timeline", self.query_now, offset, self.member))
+        self.ask(self.PageRequested(self.member, self.query_now, offset))
 
     def show_first(self, member: str, page: Page, events: TimelineEvents) -> None:
-        """The first page with the member's events (missing services named)."""
+        """The first page with the member's events."""
         if member != self.member or page.query != self.query_now or self.searching:
             return
         self.events = list(events.events) if self.query_now == Query() else []
@@ -144,9 +164,9 @@ decisions between them.
         listing.clear_options()
         self.loaded, self._sessions, self._last_day = 0, {}, None
         self._append(page)
-        notes = list(events.missing)
+        notes = []
         if not page.sessions and not self.events:
-            notes.insert(0, f"No sessions are filed to {member} yet (file some in Triage).")
+            notes.append(f"No sessions are filed to {member} yet (file some in Triage).")
         self._status(notes)
         if listing.option_count:
             listing.highlighted = next(
@@ -247,16 +267,9 @@ decisions between them.
             for item in result.items
         ]
         listing.add_options(options)
-        self._title()
         found = plural(len(result.hits), "session")
         notes = [f"{found} match “{text}”; esc leaves the search", *result.notes]
         self._status(notes)
-
-    def show_unavailable(self, message: str, into: Any = None) -> None:
-        if self.searching:
-            self._status([message])
-            return
-        super().show_unavailable(message, into)
 
     # Reacting ----------------------------------------------------------------------------
 
@@ -282,7 +295,7 @@ decisions between them.
 
     def _ask_preview(self) -> None:
         if sid := self._current_session():
-            self.ask(PreviewRequested(sid, "timeline"))
+            self.ask(self.PreviewRequested(sid))
 
     def show_preview(self, transcript: Transcript) -> None:
         if transcript.session.id == self._current_session():
@@ -297,9 +310,8 @@ decisions between them.
         if event.input.id == "timeline-search":
             text = event.value.strip()
             self.searching = text or None
-            self._title()
             if self.member and text:
-                self.ask(SearchRequested(self.member, text))
+                self.ask(self.SearchRequested(self.member, text))
             elif self.member:
                 self._request(0)
         else:
@@ -322,13 +334,12 @@ decisions between them.
             event.stop()
             self.query_one("#timeline-search", Input).value = ""
             self.searching = None
-            self._title()
             self._request(0)
             self.focus_main()
 
     def action_open(self) -> None:
         if sid := self._current_session():
-            self.ask(TranscriptRequested(sid))
+            self.ask(self.TranscriptRequested(sid))
 
     def action_search(self) -> None:
         self.query_one("#timeline-search", Input).focus()
@@ -337,4 +348,4 @@ decisions between them.
         self.query_one("#timeline-harness", Select).focus()
 
     def action_choose_member(self) -> None:
-        self.ask(MemberChosen(""))
+        self.ask(self.MemberPickRequested())

@@ -9,10 +9,11 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.content import Content
+from textual.reactive import var
 from textual.widgets import Static
 
 from viva_store.records import MessageRecord, SessionRecord
-from viva_tui.screens.shapes import Transcript
+from viva_tui.views import Transcript
 from viva_tui.widgets.format import local, when
 
 ROLE_STYLE = {
@@ -105,11 +106,13 @@ class TranscriptView(VerticalScroll):
 
     DEFAULT_CLASSES = "transcript"
 
+    folded: var[bool] = var(True, init=False)
+    """Whether tool calls show as one line each."""
+
     def __init__(self, *, id: str | None = None, placeholder: str = "") -> None:
         super().__init__(id=id)
         self._transcript: Transcript | None = None
         self._placeholder = placeholder
-        self.folded = True
 
     def compose(self) -> ComposeResult:
         yield Static(Content.styled(self._placeholder, "$text-muted"), classes="transcript-body")
@@ -123,6 +126,8 @@ class TranscriptView(VerticalScroll):
     def toggle_fold(self) -> None:
         """Fold or unfold every tool call."""
         self.folded = not self.folded
+
+    def watch_folded(self) -> None:
         self._redraw()
 
     def _redraw(self) -> None:

@@ -3,29 +3,23 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, ClassVar
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, ClassVar, cast
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
+from textual.message import Message
+from textual.reactive import var
 from textual.timer import Timer
 from textual.widgets import Input, Select, Static
 
-from viva_store.records import MemberRecord, SessionRecord
+from viva_store.records import SessionRecord
 from viva_tui import keys
-from viva_tui.messages import (
-    AcceptRequested,
-    AssignRequested,
-    PageRequested,
-    PickRequested,
-    PreviewRequested,
-    TranscriptRequested,
-    UndoRequested,
-)
-from viva_tui.screens.shapes import Page, Query, Transcript
-from viva_tui.widgets.format import clip, plural, project_label, when
+from viva_tui.views import Page, Query, Transcript
+from viva_tui.widgets.format import clip, plural, project_label, suggestion_cell, when
 from viva_tui.widgets.pane import Pane
 from viva_tui.widgets.tables import RowTable
 from viva_tui.widgets.transcript import TranscriptView
@@ -48,7 +42,10 @@ COLUMNS = (
 
 class TriagePane(Pane):
     """Unattributed sessions, newest first, loaded a page at a time as the cursor nears
-    the end (the store may hold tens of thousands)."""
+    the end (the store may hold tens of thousands).
+
+    Build it with :meth:`for_roster`: its one-key-per-member bindings belong to the class.
+    """
 
     DEFAULT_CSS = """
     #triage-body { height: 1fr; }
@@ -74,18 +71,66 @@ files a session by itself.
 * **i** imports new sessions from every harness; a progress bar shows while it runs.
 """
 
-    def __init__(self) -> None:
+    @dataclass(eq=False, repr=False)
+    class PageRequested(Message):
+        """The queue from ``offset`` on, narrowed by ``query``."""
+
+        query: Query
+        offset: int
+
+    @dataclass(eq=False, repr=False)
+    class PreviewRequested(Message):
+        """The cursor rests on a session: its transcript for the preview."""
+
+        session_id: str
+
+    @dataclass(eq=False, repr=False)
+    class AssignRequested(Message):
+        """File these sessions into ``member``'s experience (None: nobody's)."""
+
+        session_ids: tuple[str, ...]
+        member: str | None
+
+    @dataclass(eq=False, repr=False)
+    class PickRequested(Message):
+        """Ask the owner which member these sessions belong to, then assign."""
+
+        session_ids: tuple[str, ...]
+
+    @dataclass(eq=False, repr=False)
+    class AcceptRequested(Message):
+        """Accept the suggestions: ``(session id, member)`` pairs."""
+
+        pairs: tuple[tuple[str, str], ...]
+
+    class UndoRequested(Message):
+        """Undo the last triage action."""
+
+    marked: var[frozenset[str]] = var(frozenset(), init=False)
+    """The sessions marked for a bulk assignment (their cells and the status follow)."""
+    harnesses: var[tuple[str, ...]] = var((), init=False)
+    """What the harness filter offers (known once the store is open)."""
+
+    @classmethod
+    def for_roster(cls, member_keys: Mapping[str, str], harnesses: Sequence[str]) -> TriagePane:
+        """A pane whose class binds one key per member (ids ``triage.assign.<name>``,
+        remappable by id like every other binding)."""
+        bindings = {"BINDINGS": keys.member_bindings(member_keys)}
+        pane_class = cast("type[TriagePane]", type(cls.__name__, (cls,), bindings))
+        return pane_class(member_keys, harnesses)
+
+    def __init__(
+        self, member_keys: Mapping[str, str] | None = None, harnesses: Sequence[str] = ()
+    ) -> None:
         super().__init__()
-        self.harnesses: list[str] = []
+        self.keys = dict(member_keys or {})
+        self.set_reactive(TriagePane.harnesses, tuple(harnesses))
         self.query_now = Query()
         self.order: list[str] = []
         self.sessions: dict[str, SessionRecord] = {}
         self.more = False
         self.fetching = False
-        self.marked: set[str] = set()
         self.suggestions: dict[str, Suggestion] | None = None
-        self.members: list[MemberRecord] = []
-        self.keys: dict[str, str] = {}
         self._preview_timer: Timer | None = None
         self._filter_timer: Timer | None = None
 
@@ -107,14 +152,13 @@ files a session by itself.
     def on_mount(self) -> None:
         table = self.query_one(RowTable)
         table.add_fixed_columns(COLUMNS)
+        self._status()
 
     def request_data(self) -> None:
         self._request(0)
 
-    def set_harnesses(self, harnesses: Sequence[str]) -> None:
-        """The harnesses the filter offers (known once the store is open)."""
-        self.harnesses = list(harnesses)
-        self.query_one("#triage-harness", Select).set_options([(h, h) for h in self.harnesses])
+    def watch_harnesses(self, harnesses: tuple[str, ...]) -> None:
+        self.query_one("#triage-harness", Select).set_options([(h, h) for h in harnesses])
 
     def focus_main(self) -> None:
         self.query_one(RowTable).focus()
@@ -170,26 +214,6 @@ files a session by itself.
             table.update_cell(sid, "suggested", self._suggestion_cell(sid))
         self._status()
 
-    def set_members(self, members: Sequence[MemberRecord], member_keys: Mapping[str, str]) -> None:
-        """Bind one key per member (ids ``triage.assign.<name>``, remappable)."""
-        self.members = list(members)
-        self.keys = dict(member_keys)
-        for bindings in self._bindings.key_to_bindings.values():
-            bindings[:] = [b for b in bindings if not (b.id or "").startswith(keys.ASSIGN_PREFIX)]
-        for name, key in self.keys.items():
-            self._bindings.key_to_bindings.setdefault(key, []).append(
-                Binding(
-                    key,
-                    f"assign({name!r})",
-                    f"→ {name}",
-                    show=False,
-                    id=f"{keys.ASSIGN_PREFIX}{name}",
-                    tooltip=f"File into {name}'s experience",
-                )
-            )
-        self.refresh_bindings()
-        self._status()
-
     def remove_sessions(self, ids: Sequence[str]) -> None:
         """Take filed sessions out of the list, keeping the cursor where it was."""
         table = self.query_one(RowTable)
@@ -233,14 +257,7 @@ files a session by itself.
     def _suggestion_cell(self, sid: str) -> Text:
         if self.suggestions is None:
             return Text("…", style="dim")
-        s = self.suggestions.get(sid)
-        if s is None:
-            return Text("—", style="dim")
-        if s.member is not None:
-            return Text(f"{s.member} {s.confidence:.2f}", style="bold")
-        if s.best_guess:
-            return Text(f"({s.best_guess} {s.confidence:.2f})", style="dim italic")
-        return Text("—", style="dim")
+        return suggestion_cell(self.suggestions.get(sid))
 
     def _status(self) -> None:
         loaded = plural(len(self.order), "session")
@@ -277,7 +294,7 @@ files a session by itself.
 
     def _request(self, offset: int) -> None:
         self.fetching = True
-        self.ask(PageRequested("triage", self.query_now, offset))
+        self.ask(self.PageRequested(self.query_now, offset))
 
     def _schedule_preview(self) -> None:
         if self._preview_timer is not None:
@@ -287,7 +304,7 @@ files a session by itself.
     def _ask_preview(self) -> None:
         sid = self.current()
         if sid:
-            self.ask(PreviewRequested(sid, "triage"))
+            self.ask(self.PreviewRequested(sid))
 
     def on_select_changed(self, event: Select.Changed) -> None:
         event.stop()
@@ -315,37 +332,37 @@ files a session by itself.
             self.query_now = query
             self._request(0)
 
+    def watch_marked(self, old: frozenset[str], new: frozenset[str]) -> None:
+        table = self.query_one(RowTable)
+        for sid in old ^ new:
+            if sid in self.sessions:  # a filed session has left the table already
+                table.update_cell(sid, "mark", self._mark_cell(sid))
+        self._status()
+
     def action_mark(self) -> None:
         sid = self.current()
         if sid is None:
             return
         self.marked ^= {sid}
-        table = self.query_one(RowTable)
-        table.update_cell(sid, "mark", self._mark_cell(sid))
-        table.action_cursor_down()
-        self._status()
+        self.query_one(RowTable).action_cursor_down()
 
     def action_unmark_all(self) -> None:
-        table = self.query_one(RowTable)
-        if not table.has_focus:
+        if not self.query_one(RowTable).has_focus:
             self.focus_main()  # escape leaves the filters first
             return
-        for sid in self.marked & set(self.sessions):
-            table.update_cell(sid, "mark", Text(" "))
-        self.marked.clear()
-        self._status()
+        self.marked = frozenset()
 
     def action_assign(self, member: str) -> None:
         if ids := self.targets():
-            self.ask(AssignRequested(ids, member))
+            self.ask(self.AssignRequested(ids, member))
 
     def action_nobody(self) -> None:
         if ids := self.targets():
-            self.ask(AssignRequested(ids, None))
+            self.ask(self.AssignRequested(ids, None))
 
     def action_pick_member(self) -> None:
         if ids := self.targets():
-            self.ask(PickRequested(ids))
+            self.ask(self.PickRequested(ids))
 
     def action_accept(self) -> None:
         ids = self.targets()
@@ -360,17 +377,17 @@ files a session by itself.
             why = reason.reason if reason else "no suggestion"
             self.notify(f"Nothing to accept: {why}.", severity="warning")
             return
-        self.ask(AcceptRequested(tuple((sid, m) for sid, m in pairs if m)))
+        self.ask(self.AcceptRequested(tuple((sid, m) for sid, m in pairs if m)))
 
     def action_undo(self) -> None:
-        self.ask(UndoRequested())
+        self.ask(self.UndoRequested())
 
     def action_filter(self) -> None:
         self.query_one("#triage-text", Input).focus()
 
     def action_open(self) -> None:
         if sid := self.current():
-            self.ask(TranscriptRequested(sid))
+            self.ask(self.TranscriptRequested(sid))
 
     def action_fold(self) -> None:
         self.query_one(TranscriptView).toggle_fold()

@@ -1,8 +1,8 @@
 """The one normalized session shape every harness reader produces.
 
-Readers are pure: they turn decoded records of one source file into
-:class:`ParsedChunk` values and never touch the database. The importer
-(`viva_store.importing.pipeline`) redacts and stores what they return.
+Readers (:mod:`viva_store.importing.harness.reader`) are pure: they turn one
+source file into :class:`ParsedChunk` values and never touch the database. The
+importer (:mod:`viva_store.importing.pipeline`) redacts and stores what they yield.
 
 Identity rules that make re-imports idempotent:
 
@@ -18,11 +18,10 @@ Identity rules that make re-imports idempotent:
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 JsonObj = dict[str, Any]
 
@@ -174,22 +173,3 @@ class SourceFile:
     def __setstate__(self, state: tuple[str, str, str]) -> None:
         self.harness, self.location, self.kind = state
         self.stat, self._path = None, None
-
-
-class LineReader(Protocol):
-    """A reader of an append-only JSON-lines format (Claude, Codex, pi, Gemini >= 0.40).
-
-    ``state`` is the reader's own small JSON-serializable context carried from
-    one import of the file to the next (e.g. the Codex session id read from
-    line 1), so an append can be parsed from its byte offset alone.
-    """
-
-    def parse_records(
-        self, source: SourceFile, records: Iterator[Record], state: JsonObj
-    ) -> Iterator[ParsedChunk]: ...
-
-
-class WholeReader(Protocol):
-    """A reader of a format that is read whole (JSON files, SQLite databases, trees)."""
-
-    def read_source(self, source: SourceFile, problems: list[Problem]) -> Iterator[ParsedChunk]: ...

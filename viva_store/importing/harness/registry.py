@@ -1,33 +1,43 @@
 """Which harnesses Viva reads, and where each one's files are.
 
-Adding a harness means adding its reader module and one line to
-:data:`MODULES`. A root is resolved, first match wins, from: an explicit
-override (``viva import --root H=PATH``), ``VIVA_<HARNESS>_ROOT``, the
-``[roots]`` table of ``config.toml``, then the harness's own defaults
-(which honour its own variables such as ``CLAUDE_CONFIG_DIR``).
+Adding a harness means adding its sub-package (a ``reader.py`` whose ``READER``
+satisfies :class:`~viva_store.importing.harness.reader.HarnessReader`) and its
+reader to :data:`READERS`. A root is resolved, first match wins, from: an
+explicit override (``viva import --root H=PATH``), ``VIVA_<HARNESS>_ROOT``, the
+``[roots]`` table of ``config.toml``, then the harness's own defaults (which
+honour its own variables such as ``CLAUDE_CONFIG_DIR``).
 """
 
 from __future__ import annotations
 
-import importlib
 import os
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 from viva_store.errors import InvalidInput
+from viva_store.importing.harness.claude_code import reader as claude_code
+from viva_store.importing.harness.codex import reader as codex
+from viva_store.importing.harness.gemini import reader as gemini
+from viva_store.importing.harness.hermes import reader as hermes
 from viva_store.importing.harness.model import SourceFile
+from viva_store.importing.harness.opencode import reader as opencode
+from viva_store.importing.harness.pi import reader as pi
+from viva_store.importing.harness.reader import HarnessReader
 
-MODULES: dict[str, str] = {
-    "claude-code": "viva_store.importing.harness.claude_code.reader",
-    "codex": "viva_store.importing.harness.codex.reader",
-    "pi": "viva_store.importing.harness.pi.reader",
-    "gemini": "viva_store.importing.harness.gemini.reader",
-    "opencode": "viva_store.importing.harness.opencode.reader",
-    "hermes": "viva_store.importing.harness.hermes.reader",
+READERS: dict[str, HarnessReader] = {
+    r.name: r
+    for r in (
+        claude_code.READER,
+        codex.READER,
+        pi.READER,
+        gemini.READER,
+        opencode.READER,
+        hermes.READER,
+    )
 }
+"""Every harness Viva reads, by name, in the order they are imported and listed."""
 
 # Days after which a harness deletes its own transcripts by default (HARNESSES.md).
 RETENTION_DAYS: dict[str, int] = {"claude-code": 30, "gemini": 30}
@@ -35,7 +45,7 @@ RETENTION_DAYS: dict[str, int] = {"claude-code": 30, "gemini": 30}
 
 def names() -> list[str]:
     """Every harness Viva knows."""
-    return list(MODULES)
+    return list(READERS)
 
 
 def env_var(harness: str) -> str:
@@ -45,14 +55,14 @@ def env_var(harness: str) -> str:
 
 def check(harness: str) -> str:
     """``harness`` if Viva knows it, else a clear error."""
-    if harness not in MODULES:
-        raise InvalidInput(f"unknown harness {harness!r} (known: {', '.join(MODULES)})")
+    if harness not in READERS:
+        raise InvalidInput(f"unknown harness {harness!r} (known: {', '.join(READERS)})")
     return harness
 
 
-def module(harness: str) -> ModuleType:
-    """The reader module of ``harness``."""
-    return importlib.import_module(MODULES[check(harness)])
+def reader(harness: str) -> HarnessReader:
+    """The reader of ``harness``."""
+    return READERS[check(harness)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,13 +101,13 @@ def roots(
         if not isinstance(value, str):
             raise InvalidInput(f"config.toml [roots] {harness} must be a path string")
         return split(value, "config")
-    defaults: list[Path] = module(harness).default_roots(env, home)
+    defaults = reader(harness).default_roots(env, home)
     return [Root(harness, path, "default") for path in defaults]
 
 
 def default_layout(harness: str) -> str:
     """Where ``harness`` keeps its files by default, for messages (``~/...``)."""
-    paths: list[Path] = module(harness).default_roots({}, Path("~"))
+    paths = reader(harness).default_roots({}, Path("~"))
     return " or ".join(str(p) for p in paths)
 
 
@@ -105,8 +115,7 @@ def discover(root: Root) -> Iterator[SourceFile]:
     """The files under ``root`` its reader can read (a missing root yields nothing)."""
     if not root.path.exists():
         return iter(())
-    result: Iterator[SourceFile] = module(root.harness).discover(root.path)
-    return result
+    return reader(root.harness).discover(root.path)
 
 
 def parse_overrides(values: list[str]) -> dict[str, str]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from viva_store.importing.harness.claude_code.state import FIRSTS, ClaudeState
 from viva_store.importing.harness.claude_code.text import (
     UUID,
     blocks_text,
@@ -13,6 +14,7 @@ from viva_store.importing.harness.claude_code.text import (
     slash_command,
     subagents_parent,
 )
+from viva_store.importing.harness.claude_code.usage import StreamedUsage
 from viva_store.importing.harness.common import (
     TITLE_RANK_AGENT_NAME,
     TITLE_RANK_AI,
@@ -20,7 +22,6 @@ from viva_store.importing.harness.common import (
     TITLE_RANK_FIRST_PROMPT,
     TITLE_RANK_SUMMARY,
     as_dict,
-    as_int,
     as_str,
     join_text,
     json_text,
@@ -35,14 +36,10 @@ from viva_store.importing.harness.model import (
     Record,
     SessionMeta,
     SourceFile,
-    Usage,
 )
 
 CHUNK_MESSAGES = 500
 _TOOLS_CAP = 512
-_USAGE_CAP = 64
-_FIGURES = 5  # input, output, cache read, cache write, reasoning
-_MAX_TOKENS = 2**53
 # A slash command the human typed titles a session only until a real prompt does.
 _TITLE_RANK_COMMAND = TITLE_RANK_FIRST_PROMPT - 5
 _INJECTED_ORIGINS = frozenset({"task-notification", "coordinator"})
@@ -53,48 +50,34 @@ _TITLE_LINES = {
 }
 
 
-_FIRSTS = (
-    ("line_sid", "sessionId"),
-    ("cwd", "cwd"),
-    ("branch", "gitBranch"),
-    ("version", "version"),
-    ("entrypoint", "entrypoint"),
-)
-
-
 class ClaudeParser:
     """Stateful conversion of one file's records into chunks."""
 
-    def __init__(self, source: SourceFile, state: dict[str, Any]) -> None:
+    def __init__(self, source: SourceFile, state: ClaudeState) -> None:
         self.source = source
         self.state = state
         self.name = source.path.name
         self.is_agent = self.name.startswith("agent-")
         self.folder_parent = subagents_parent(source.path) if self.is_agent else None
-        self.tools: dict[str, Any] = state.setdefault("tools", {})
-        self.recent_usage: dict[str, Any] = state.setdefault("usage", {})
         self.messages: list[Message] = []
-        # usage key -> (field-wise maximum seen in this chunk, model)
-        self.usage: dict[str, tuple[list[int], str | None]] = {}
+        self.usage = StreamedUsage(state)
         self.models: set[str] = set()
         self.start: datetime | None = None
         self.end: datetime | None = None
         self.title: str | None = None
         self.title_rank = 0
-        # (state key, line field) whose first non-empty value is still to be found
-        self.firsts = [(key, field) for key, field in _FIRSTS if key not in state]
+        # (state field, line field) whose first non-empty value is still to be found
+        self.firsts = [(name, field) for name, field in FIRSTS if getattr(state, name) is None]
 
     # -- chunk assembly -------------------------------------------------
     def native_id(self) -> str:
         """The session id, decided once and kept in ``state``."""
-        sid = as_str(self.state.get("sid"))
+        sid = self.state.sid
         if sid is None:
             stem = self.name.removesuffix(".jsonl")
-            if self.is_agent or UUID.fullmatch(stem):
-                sid = stem
-            else:
-                sid = as_str(self.state.get("line_sid")) or stem
-            self.state["sid"] = sid
+            named = self.is_agent or UUID.fullmatch(stem)
+            sid = stem if named else self.state.line_sid or stem
+            self.state.sid = sid
         return sid
 
     def flush(self) -> ParsedChunk:
@@ -103,26 +86,26 @@ class ClaudeParser:
         sid = self.native_id()
         parent = self.folder_parent if self.folder_parent else None
         if self.is_agent and parent is None:
-            parent = as_str(state.get("line_sid"))
+            parent = state.line_sid
         if parent == sid:
             parent = None
-        version = as_str(state.get("version"))
+        version = state.version
         meta = SessionMeta(
             native_id=sid,
             parent_native_id=parent,
             relation="subagent" if self.is_agent else None,
-            cwd=as_str(state.get("cwd")),
-            git_branch=as_str(state.get("branch")),
+            cwd=state.cwd,
+            git_branch=state.branch,
             models=self.models,
             started_at=self.start,
             ended_at=self.end,
             title=self.title,
             title_rank=self.title_rank if self.title else 0,
-            entrypoint=as_str(state.get("entrypoint")),
+            entrypoint=state.entrypoint,
             originator=f"claude-code/{version}" if version else None,
         )
-        chunk = ParsedChunk(meta=meta, messages=self.messages, usage=self._usage_out())
-        self.messages, self.usage, self.models = [], {}, set()
+        chunk = ParsedChunk(meta=meta, messages=self.messages, usage=self.usage.take())
+        self.messages, self.models = [], set()
         self.start = self.end = None
         self.title, self.title_rank = None, 0
         return chunk
@@ -139,18 +122,18 @@ class ClaudeParser:
         title = one_line(text) if isinstance(text, str) else ""
         if not title:
             return
-        best = as_int(self.state.get("title_rank"))
+        best = self.state.title_rank
         if rank > best or (rank == best and latest_wins):
-            self.state["title_rank"] = rank
+            self.state.title_rank = rank
             self.title, self.title_rank = title, rank
 
     def _take_firsts(self, obj: dict[str, Any]) -> None:
         """Keep the first non-empty value of each line field not known yet."""
-        for key, field in self.firsts:
+        for name, field in self.firsts:
             value = obj.get(field)
             if isinstance(value, str) and value.strip():
-                self.state[key] = value
-        self.firsts = [(key, field) for key, field in self.firsts if key not in self.state]
+                setattr(self.state, name, value)
+        self.firsts = [(n, f) for n, f in self.firsts if getattr(self.state, n) is None]
 
     # -- records --------------------------------------------------------
     def feed(self, record: Record) -> None:
@@ -170,12 +153,13 @@ class ClaudeParser:
         msg = obj.get("message")
         if kind is None and isinstance(msg, dict) and msg.get("role") in ("user", "assistant"):
             kind = msg["role"]
-        if kind in ("user", "assistant") and not isinstance(msg, dict):
-            self._event(offset_key, at, str(kind), obj, sidechain)
-        elif kind == "user":
-            self._user(obj, msg, key, at, sidechain)
-        elif kind == "assistant":
-            self._assistant(obj, msg, key, offset_key, at, sidechain)
+        if kind in ("user", "assistant"):
+            if not isinstance(msg, dict):
+                self._event(offset_key, at, str(kind), obj, sidechain)
+            elif kind == "user":
+                self._user(obj, msg, key, at, sidechain)
+            else:
+                self._assistant(obj, msg, key, offset_key, at, sidechain)
         elif kind == "system":
             content = obj.get("content")
             self._add(
@@ -291,7 +275,7 @@ class ClaudeParser:
                     key=next(keys),
                     role="tool",
                     at=at,
-                    tool=as_str(self.tools.get(tool_id)) if tool_id else None,
+                    tool=self.state.tools.get(tool_id) if tool_id else None,
                     tool_result=blocks_text(block.get("content")),
                     sidechain=sc,
                     kind="tool_error" if block.get("is_error") is True else "tool_result",
@@ -358,59 +342,11 @@ class ClaudeParser:
                 name = as_str(block.get("name"))
                 tool_id = as_str(block.get("id"))
                 if tool_id and name:
-                    remember(self.tools, tool_id, name, _TOOLS_CAP)
+                    remember(self.state.tools, tool_id, name, _TOOLS_CAP)
                 add(tool=name, tool_input=tool_input_line(block.get("input")), kind="tool_use")
             elif isinstance(btype, str) and btype.endswith("tool_result"):
                 flush_text()
                 add(tool_result=blocks_text(block.get("content")), kind=btype)
         flush_text()
         if not synthetic:
-            self._usage(obj, msg, offset_key, model)
-
-    def _usage(
-        self, obj: dict[str, Any], msg: dict[str, Any], offset_key: str, model: str | None
-    ) -> None:
-        usage = msg.get("usage")
-        if not isinstance(usage, dict):
-            return
-        details = as_dict(usage.get("output_tokens_details"))
-        figures = [
-            min(as_int(value), _MAX_TOKENS)  # keeps state and rows 64-bit whatever a line says
-            for value in (
-                usage.get("input_tokens"),
-                usage.get("output_tokens"),
-                usage.get("cache_read_input_tokens"),
-                usage.get("cache_creation_input_tokens"),
-                details.get("thinking_tokens"),
-            )
-        ]
-        if not any(figures):
-            return
-        message_id = as_str(msg.get("id"))
-        if message_id:
-            key = f"{message_id}:{as_str(obj.get('requestId')) or ''}"
-        else:
-            key = as_str(obj.get("uuid")) or offset_key
-        pending = self.usage.get(key)
-        if pending is not None:
-            figures = [max(a, b) for a, b in zip(figures, pending[0], strict=True)]
-        self.usage[key] = (figures, model)
-
-    def _usage_out(self) -> list[Usage]:
-        """This chunk's usage: one figure per key; a key already emitted gives only its growth."""
-        out: list[Usage] = []
-        for key, (figures, model) in self.usage.items():
-            seen = self.recent_usage.get(key)
-            if isinstance(seen, list) and len(seen) == _FIGURES + 1:
-                before = [as_int(v) for v in seen[:_FIGURES]]
-                delta = [max(a - b, 0) for a, b in zip(figures, before, strict=True)]
-                if not any(delta):
-                    continue
-                count = as_int(seen[_FIGURES]) + 1
-                out.append(Usage(f"{key}#{count}", *delta, model=model))
-                figures = [max(a, b) for a, b in zip(figures, before, strict=True)]
-            else:
-                count = 0
-                out.append(Usage(key, *figures, model=model))
-            remember(self.recent_usage, key, [*figures, count], _USAGE_CAP)
-        return out
+            self.usage.offer(obj, msg, offset_key, model)

@@ -34,87 +34,93 @@ an earlier one, except for summaries and prompts where the first stays).
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from operator import attrgetter
 from pathlib import Path
-from typing import Any
 
 from viva_store.importing.harness.claude_code.parse import CHUNK_MESSAGES, ClaudeParser
-from viva_store.importing.harness.model import ParsedChunk, Record, SourceFile
+from viva_store.importing.harness.claude_code.state import ClaudeState
+from viva_store.importing.harness.model import JsonObj, Record, SourceFile
+from viva_store.importing.harness.reader import LineParse, LinesOnly
 
-__all__ = ["ENV_ROOTS", "NAME", "default_roots", "discover", "parse_records"]
-
-NAME = "claude-code"
-ENV_ROOTS: tuple[str, ...] = ("CLAUDE_CONFIG_DIR",)
 _BY_NAME = attrgetter("name")
 _SKIP_DIRS = frozenset(
     {"tool-results", "file-history", "todos", "plans", "shell-snapshots", "debug", "statsig"}
 )
 
 
-def default_roots(env: Mapping[str, str], home: Path) -> list[Path]:
-    """``<dir>/projects`` for each ``CLAUDE_CONFIG_DIR`` entry, then the two default homes."""
-    roots: list[Path] = []
-    for part in (env.get("CLAUDE_CONFIG_DIR") or "").split(","):
-        part = part.strip()
-        if part:
-            base = home / part[2:] if part == "~" or part.startswith("~/") else Path(part)
-            roots.append(base / "projects")
-    roots += [home / ".claude" / "projects", home / ".config" / "claude" / "projects"]
-    unique: list[Path] = []
-    for root in roots:
-        if root not in unique:
-            unique.append(root)
-    return unique
+class ClaudeCodeReader(LinesOnly):
+    """Claude Code transcripts: one JSON-lines file per session (see the module)."""
 
+    name = "claude-code"
+    env_roots: tuple[str, ...] = ("CLAUDE_CONFIG_DIR",)
 
-def discover(root: Path) -> Iterator[SourceFile]:
-    """Every ``*.jsonl`` transcript under ``root``, files before sub-folders, by name.
+    def default_roots(self, env: Mapping[str, str], home: Path) -> list[Path]:
+        """``<dir>/projects`` for each ``CLAUDE_CONFIG_DIR`` entry, then the two default homes."""
+        roots: list[Path] = []
+        for part in (env.get("CLAUDE_CONFIG_DIR") or "").split(","):
+            part = part.strip()
+            if part:
+                base = home / part[2:] if part == "~" or part.startswith("~/") else Path(part)
+                roots.append(base / "projects")
+        roots += [home / ".claude" / "projects", home / ".config" / "claude" / "projects"]
+        unique: list[Path] = []
+        for root in roots:
+            if root not in unique:
+                unique.append(root)
+        return unique
 
-    Parent sessions, flat ``agent-*.jsonl`` and ``<uuid>/subagents/agent-*.jsonl``
-    alike; ``tool-results/`` and other non-transcript folders are skipped.
-    Iterative, and nothing per file beyond the stat the walk already has: a
-    re-import of an unchanged history is little more than this walk and must
-    stay close to a bare one.
-    """
-    stack = [str(root)]
-    while stack:
-        try:
-            with os.scandir(stack.pop()) as it:
-                entries = sorted(it, key=_BY_NAME)
-        except OSError:
-            continue
-        subdirs: list[str] = []
-        for entry in entries:
-            name = entry.name
+    def discover(self, root: Path) -> Iterator[SourceFile]:
+        """Every ``*.jsonl`` transcript under ``root``, files before sub-folders, by name.
+
+        Parent sessions, flat ``agent-*.jsonl`` and ``<uuid>/subagents/agent-*.jsonl``
+        alike; ``tool-results/`` and other non-transcript folders are skipped.
+        Iterative, and nothing per file beyond the stat the walk already has: a
+        re-import of an unchanged history is little more than this walk and must
+        stay close to a bare one.
+        """
+        stack = [str(root)]
+        while stack:
             try:
-                if name.endswith(".jsonl") and entry.is_file():
-                    yield SourceFile(NAME, entry.path, "jsonl", entry.stat())
-                elif (
-                    entry.is_dir(follow_symlinks=False)
-                    and name not in _SKIP_DIRS
-                    and not name.startswith(".")
-                ):
-                    subdirs.append(entry.path)
+                with os.scandir(stack.pop()) as it:
+                    entries = sorted(it, key=_BY_NAME)
             except OSError:
                 continue
-        stack.extend(reversed(subdirs))
+            subdirs: list[str] = []
+            for entry in entries:
+                name = entry.name
+                try:
+                    if name.endswith(".jsonl") and entry.is_file():
+                        yield SourceFile(self.name, entry.path, "jsonl", entry.stat())
+                    elif (
+                        entry.is_dir(follow_symlinks=False)
+                        and name not in _SKIP_DIRS
+                        and not name.startswith(".")
+                    ):
+                        subdirs.append(entry.path)
+                except OSError:
+                    continue
+            stack.extend(reversed(subdirs))
 
+    def parse_records(
+        self, source: SourceFile, records: Iterable[Record], saved: JsonObj
+    ) -> LineParse:
+        """Normalize one transcript's records from where the last import stopped.
 
-def parse_records(
-    source: SourceFile, records: Iterator[Record], state: dict[str, Any]
-) -> Iterator[ParsedChunk]:
-    """Normalize one transcript's records; ``state`` carries ids and pairings across resumes.
-
-    Yields a chunk every :data:`CHUNK_MESSAGES` messages and a last one for
-    the rest (one chunk at least whenever a record was read).
-    """
-    parser = ClaudeParser(source, state)
-    fed = False
-    for record in records:
-        fed = True
-        parser.feed(record)
-        if len(parser.messages) >= CHUNK_MESSAGES:
+        Yields a chunk every :data:`CHUNK_MESSAGES` messages and a last one for
+        the rest (one chunk at least whenever a record was read).
+        """
+        state = ClaudeState.from_json(saved)
+        parser = ClaudeParser(source, state)
+        fed = False
+        for record in records:
+            fed = True
+            parser.feed(record)
+            if len(parser.messages) >= CHUNK_MESSAGES:
+                yield parser.flush()
+        if fed:
             yield parser.flush()
-    if fed:
-        yield parser.flush()
+        return state.to_json()
+
+
+READER = ClaudeCodeReader()

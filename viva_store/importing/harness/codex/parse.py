@@ -6,11 +6,9 @@ from datetime import datetime
 from typing import Any
 
 from viva_store.importing.harness.codex.items import (
-    CUMULATIVE_FIELDS,
     TOOL_CALLS,
     TOOL_OUTPUTS,
     content_text,
-    cumulative,
     epoch_ms,
     is_scaffolding,
     lineage,
@@ -19,14 +17,13 @@ from viva_store.importing.harness.codex.items import (
     source_label,
     text_only,
     tool_call,
-    usage_vector,
 )
+from viva_store.importing.harness.codex.state import CodexState
+from viva_store.importing.harness.codex.tokens import TokenCounter
 from viva_store.importing.harness.common import (
     TITLE_RANK_CUSTOM,
     TITLE_RANK_FIRST_PROMPT,
     as_dict,
-    as_int,
-    as_list,
     as_str,
     one_line,
     parse_timestamp,
@@ -54,13 +51,10 @@ _TASK_STARTS = ("task_started", "turn_started")
 class CodexParser:
     """Stateful conversion of one rollout's records into chunks."""
 
-    def __init__(self, source: SourceFile, state: dict[str, Any]) -> None:
+    def __init__(self, source: SourceFile, state: CodexState) -> None:
         self.state = state
         self.base = source.path.name.removesuffix(".zst")
-        self.calls: dict[str, Any] = state.setdefault("calls", {})
-        mirrors = state.get("mirrors")
-        self.mirrors: list[Any] = mirrors if isinstance(mirrors, list) else []
-        state["mirrors"] = self.mirrors
+        self.tokens = TokenCounter(state, self.base)
         self.messages: list[Message] = []
         self.usage: list[Usage] = []
         self.models: set[str] = set()
@@ -74,18 +68,18 @@ class CodexParser:
         """The chunk accumulated so far; starts a new one."""
         state = self.state
         meta = SessionMeta(
-            native_id=str(state.get("sid") or session_id_from_name(self.base)),
-            parent_native_id=as_str(state.get("parent")),
-            relation=as_str(state.get("relation")),
-            cwd=as_str(state.get("cwd")),
-            git_branch=as_str(state.get("branch")),
+            native_id=state.sid or session_id_from_name(self.base),
+            parent_native_id=state.parent,
+            relation=state.relation,
+            cwd=state.cwd,
+            git_branch=state.branch,
             models=self.models,
             started_at=self.start,
             ended_at=self.end,
             title=self.title,
             title_rank=self.title_rank if self.title else 0,
-            entrypoint=as_str(state.get("entrypoint")),
-            originator=as_str(state.get("originator")),
+            entrypoint=state.entrypoint,
+            originator=state.originator,
         )
         chunk = ParsedChunk(meta=meta, messages=self.messages, usage=self.usage)
         self.messages, self.usage, self.models = [], [], set()
@@ -103,14 +97,14 @@ class CodexParser:
 
     def _offer_title(self, rank: int, text: str, latest_wins: bool) -> None:
         title = one_line(text)
-        best = as_int(self.state.get("title_rank"))
+        best = self.state.title_rank
         if title and (rank > best or (rank == best and latest_wins)):
-            self.state["title_rank"] = rank
+            self.state.title_rank = rank
             self.title, self.title_rank = title, rank
 
-    def _set_first(self, key: str, value: Any) -> None:
-        if key not in self.state and isinstance(value, str) and value.strip():
-            self.state[key] = value
+    def _set_first(self, name: str, value: Any) -> None:
+        if getattr(self.state, name) is None and isinstance(value, str) and value.strip():
+            setattr(self.state, name, value)
 
     def _add(self, key: str, role: str, at: datetime | None, **fields: Any) -> None:
         self.messages.append(Message(key=key, role=role, at=at, **fields))
@@ -125,28 +119,30 @@ class CodexParser:
         key = f"{self.base}:{record.offset}"
         state = self.state
         if not isinstance(obj, dict):
-            state.setdefault("sid", session_id_from_name(self.base))
+            if state.sid is None:
+                state.sid = session_id_from_name(self.base)
             self._add(key, "event", None, kind="non-object", raw={"value": obj})
             return
         rtype, payload = obj.get("type"), obj.get("payload")
         envelope = isinstance(rtype, str) and isinstance(payload, dict)
         at = parse_timestamp(obj.get("timestamp", obj.get("created_at")))
-        first = "sid" not in state
+        first = state.sid is None
         if first:
             head = payload if envelope and rtype == "session_meta" else obj
             if (envelope and rtype == "session_meta") or _is_header(obj):
                 sid = as_str(as_dict(head).get("id")) or as_str(as_dict(head).get("session_id"))
             else:
                 sid = None
-            state["sid"] = sid or session_id_from_name(self.base)
+            state.sid = sid or session_id_from_name(self.base)
         if envelope and rtype == "session_meta":
             self._session_meta(as_dict(payload), at)
             return
         if first and _is_header(obj):
             self._own_meta(obj, at)
             return
-        if state.get("replay") and not self._replay_ends(rtype, as_dict(payload), at):
-            self._replayed(rtype, as_dict(payload))
+        if state.replay and not self._replay_ends(rtype, as_dict(payload), at):
+            if rtype == "event_msg" and as_dict(payload).get("type") == "token_count":
+                self.tokens.replayed(as_dict(payload))
             return
         self._seen_time(at)
         if not envelope:
@@ -159,7 +155,7 @@ class CodexParser:
         elif rtype == "turn_context":
             model = as_str(as_dict(payload).get("model"))
             if model:
-                state["model"] = model
+                state.model = model
                 self.models.add(model)
             self._set_first("cwd", as_dict(payload).get("cwd"))
         elif rtype == "compacted":
@@ -171,34 +167,34 @@ class CodexParser:
     # -- session metadata and the replay gate ----------------------------
     def _session_meta(self, meta: dict[str, Any], at: datetime | None) -> None:
         state = self.state
-        if not state.get("meta_seen"):
+        if not state.meta_seen:
             self._own_meta(meta, at)
             return
         sid = as_str(meta.get("id"))
-        if sid and sid != state.get("sid"):
+        if sid and sid != state.sid:
             # A copy of the parent's session_meta: a sub-agent's replay starts here.
-            if isinstance(state.get("child_start"), int) and not state.get("replay_opened"):
-                state["replay"] = state["replay_opened"] = True
+            if state.child_start is not None and not state.replay_opened:
+                state.replay = state.replay_opened = True
             return
         self._seen_time(at)
         self._describe(meta)
 
     def _own_meta(self, meta: dict[str, Any], at: datetime | None) -> None:
         state = self.state
-        state["meta_seen"] = True
+        state.meta_seen = True
         created = parse_timestamp(meta.get("timestamp")) or at
         self._seen_time(at)
         self._seen_time(created)
         self._describe(meta)
         parent, relation, child = lineage(meta)
-        if parent and parent != state.get("sid"):
-            state["parent"], state["relation"] = parent, relation
+        if parent and parent != state.sid:
+            state.parent, state.relation = parent, relation
         # Without a creation time the replay could never be closed: fail open.
         if child and created is not None:
-            state["child"] = True
-            state["child_start"] = int(created.timestamp() * 1000)
+            state.child = True
+            state.child_start = int(created.timestamp() * 1000)
             if as_str(meta.get("forked_from_id")):
-                state["replay"] = state["replay_opened"] = True
+                state.replay = state.replay_opened = True
 
     def _describe(self, meta: dict[str, Any]) -> None:
         self._set_first("cwd", meta.get("cwd"))
@@ -214,39 +210,32 @@ class CodexParser:
 
     def _replay_ends(self, rtype: Any, payload: dict[str, Any], at: datetime | None) -> bool:
         state = self.state
-        start = state.get("child_start")
-        if not isinstance(start, int):
+        start = state.child_start
+        if start is None:
             return False
         if rtype == "event_msg" and payload.get("type") in _TASK_STARTS:
             started = epoch_ms(payload.get("started_at"))
             if started is not None and started >= start - start % 1000:
-                state["replay"] = False
+                state.replay = False
                 return True
         if at is not None:
             if at.timestamp() * 1000 < start:
-                state["replay_old"] = True
-            elif state.get("replay_old"):
-                state["replay"] = False
+                state.replay_old = True
+            elif state.replay_old:
+                state.replay = False
                 return True
         return False
-
-    def _replayed(self, rtype: Any, payload: dict[str, Any]) -> None:
-        if rtype == "event_msg" and payload.get("type") == "token_count":
-            cum = cumulative(payload)
-            if cum is not None:
-                self.state["cum"] = cum
-                self.state["floor"] = max(as_int(self.state.get("floor")), cum[5])
 
     # -- response items ----------------------------------------------------
     def _item(
         self, item: dict[str, Any], key: str, at: datetime | None, obj: dict[str, Any]
     ) -> None:
         itype = item.get("type")
-        model = as_str(self.state.get("model"))
+        model = self.state.model
         if itype == "message" or (itype is None and isinstance(item.get("role"), str)):
             self._message(item, key, at, model)
         elif itype == "reasoning":
-            self.state["ri_reasoning"] = True
+            self.state.ri_reasoning = True
             text = content_text(item.get("summary"))  # summaries only, never raw reasoning
             if text and not self._matches_mirror("reasoning", text):
                 self._add(key, "assistant", at, text=text, model=model, kind="reasoning")
@@ -254,11 +243,11 @@ class CodexParser:
             name, summary = tool_call(item)
             call_id = as_str(item.get("call_id"))
             if call_id and name:
-                remember(self.calls, call_id, name, _CALLS_CAP)
+                remember(self.state.calls, call_id, name, _CALLS_CAP)
             self._add(key, "assistant", at, tool=name, tool_input=summary, model=model, kind=itype)
         elif isinstance(itype, str) and itype in TOOL_OUTPUTS:
             call_id = as_str(item.get("call_id"))
-            name = as_str(self.calls.get(call_id)) if call_id else None
+            name = self.state.calls.get(call_id) if call_id else None
             output = item.get("output", item.get("result", item.get("tools")))
             self._add(
                 key,
@@ -286,7 +275,7 @@ class CodexParser:
         if role not in ("user", "assistant"):
             self._event(key, at, "message", item)
             return
-        self.state["ri_message"] = True
+        self.state.ri_message = True
         if self._matches_mirror(str(role), text_only(content)):
             return
         self._text(str(role), text, key, at, model, "message")
@@ -304,8 +293,8 @@ class CodexParser:
 
     def _matches_mirror(self, role: str, text: str) -> bool:
         mark = f"{role}:{short_digest(' '.join(text.split()))}"
-        if mark in self.mirrors:
-            self.mirrors.remove(mark)
+        if mark in self.state.mirrors:
+            self.state.mirrors.remove(mark)
             return True
         return False
 
@@ -321,15 +310,19 @@ class CodexParser:
         etype = payload.get("type")
         state = self.state
         if etype == "token_count":
-            self._token_count(payload, offset)
+            usage, model = self.tokens.token_count(payload, offset)
+            if model:
+                self.models.add(model)
+            if usage is not None:
+                self.usage.append(usage)
         elif isinstance(etype, str) and etype in _MIRRORS:
             role = _MIRRORS[etype]
-            if state.get("ri_reasoning" if role == "reasoning" else "ri_message"):
+            if state.ri_reasoning if role == "reasoning" else state.ri_message:
                 return
             text = as_str(payload.get("message")) or as_str(payload.get("text")) or ""
-            self.mirrors.append(f"{role}:{short_digest(' '.join(text.split()))}")
-            del self.mirrors[:-_MIRRORS_CAP]
-            model = as_str(state.get("model"))
+            state.mirrors.append(f"{role}:{short_digest(' '.join(text.split()))}")
+            del state.mirrors[:-_MIRRORS_CAP]
+            model = state.model
             if role == "reasoning":
                 self._add(key, "assistant", at, text=text, model=model, kind="agent_reasoning")
             else:
@@ -337,9 +330,9 @@ class CodexParser:
         elif etype == "tool_call":  # an early shape with no response_item twin
             self._item(payload, key, at, obj)
         elif etype == "turn.completed" and isinstance(payload.get("usage"), dict):
-            if not state.get("token_counts"):
-                figures = usage_vector(payload["usage"])
-                self._add_usage(f"{state['sid']}:turn:{self.base}:{offset}", figures, None)
+            usage = self.tokens.turn_completed(payload["usage"], offset)
+            if usage is not None:
+                self.usage.append(usage)
             self._event(key, at, etype, obj)
         else:
             if etype == "thread_name_updated":
@@ -347,54 +340,6 @@ class CodexParser:
                 if name:
                     self._offer_title(TITLE_RANK_CUSTOM, name, latest_wins=True)
             self._event(key, at, str(etype) if etype else "event_msg", obj)
-
-    def _token_count(self, payload: dict[str, Any], offset: int) -> None:
-        state = self.state
-        cum = cumulative(payload)
-        if cum is None:
-            last = as_dict(payload.get("info")).get("last_token_usage")
-            if isinstance(last, dict) and not state.get("token_counts"):
-                # Only the per-turn figure, no running total: count it per record.
-                key = f"{state['sid']}:last:{self.base}:{offset}"
-                self._add_usage(key, usage_vector(last), None)
-            return
-        state["token_counts"] = True
-        info_model = as_str(as_dict(payload.get("info")).get("model"))
-        if info_model:
-            self.models.add(info_model)
-        total = cum[5]
-        if state.get("child") and total <= as_int(state.get("floor")):
-            return
-        prev = [as_int(v) for v in as_list(state.get("cum"))]
-        if len(prev) != CUMULATIVE_FIELDS:
-            prev = [0] * CUMULATIVE_FIELDS
-        if total == prev[5]:
-            return
-        epoch = as_int(state.get("epoch"))
-        if total < prev[5]:
-            epoch += 1
-            state["epoch"] = epoch
-            prev = [0] * CUMULATIVE_FIELDS
-        state["cum"] = cum
-        delta = [max(new - old, 0) for new, old in zip(cum, prev, strict=True)]
-        tag = "cum" if epoch == 0 else f"cum{epoch}"
-        self._add_usage(f"{state['sid']}:{tag}:{total}", delta, info_model)
-
-    def _add_usage(self, key: str, figures: list[int], model: str | None) -> None:
-        uncached = max(figures[0] - figures[1], 0)
-        if not (uncached or figures[1] or figures[2] or figures[3]):
-            return
-        self.usage.append(
-            Usage(
-                usage_key=key,
-                input_tokens=uncached,
-                output_tokens=figures[3],
-                cache_read_tokens=figures[1],
-                cache_write_tokens=figures[2],
-                reasoning_tokens=figures[4],
-                model=model or as_str(self.state.get("model")),
-            )
-        )
 
 
 def _is_header(obj: dict[str, Any]) -> bool:

@@ -48,54 +48,76 @@ everywhere, also from records kept raw.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import Any
 
 from viva_store.importing.harness.codex.parse import CHUNK_MESSAGES, CodexParser
-from viva_store.importing.harness.model import ParsedChunk, Record, SourceFile
+from viva_store.importing.harness.codex.state import CodexState
+from viva_store.importing.harness.model import JsonObj, Record, SourceFile
+from viva_store.importing.harness.reader import LineParse, LinesOnly
 
-__all__ = ["ENV_ROOTS", "NAME", "default_roots", "discover", "parse_records"]
-
-NAME = "codex"
-ENV_ROOTS: tuple[str, ...] = ("CODEX_HOME",)
 _NOT_ROLLOUTS = frozenset({"history.jsonl", "session_index.jsonl"})
 
 
-def default_roots(env: Mapping[str, str], home: Path) -> list[Path]:
-    """``$CODEX_HOME`` when set, else ``~/.codex``."""
-    value = (env.get("CODEX_HOME") or "").strip()
-    if not value:
-        return [home / ".codex"]
-    if value == "~" or value.startswith("~/"):
-        return [home / value[2:]]
-    return [Path(value)]
+class CodexReader(LinesOnly):
+    """Codex CLI rollouts: one JSON-lines file per session, maybe zstd-compressed."""
 
+    name = "codex"
+    env_roots: tuple[str, ...] = ("CODEX_HOME",)
 
-def discover(root: Path) -> Iterator[SourceFile]:
-    """Rollouts under ``root``, sorted by path.
+    def default_roots(self, env: Mapping[str, str], home: Path) -> list[Path]:
+        """``$CODEX_HOME`` when set, else ``~/.codex``."""
+        value = (env.get("CODEX_HOME") or "").strip()
+        if not value:
+            return [home / ".codex"]
+        if value == "~" or value.startswith("~/"):
+            return [home / value[2:]]
+        return [Path(value)]
 
-    ``root`` is a Codex home (``sessions/`` at any depth and ``archived_sessions/``
-    are walked), a ``sessions`` folder, or any folder of ``*.jsonl`` files.
-    ``*.jsonl.zst`` files are included unless the plain ``*.jsonl`` sits beside
-    them (Codex keeps both briefly while it re-materialises a rollout).
-    """
-    try:
-        is_home = (root / "sessions").is_dir() or (root / "archived_sessions").is_dir()
-    except OSError:
-        return
-    folders = [root / "sessions", root / "archived_sessions"] if is_home else [root]
-    found: list[Path] = []
-    for folder in folders:
-        found.extend(_walk(folder))
-    plain = {str(p) for p in found if p.name.endswith(".jsonl")}
-    for path in found:
-        if path.name.endswith(".zst"):
-            if str(path)[: -len(".zst")] in plain:
-                continue
-            yield SourceFile(harness=NAME, path=path, kind="jsonl.zst")
-        elif path.name not in _NOT_ROLLOUTS:
-            yield SourceFile(harness=NAME, path=path, kind="jsonl")
+    def discover(self, root: Path) -> Iterator[SourceFile]:
+        """Rollouts under ``root``, sorted by path.
+
+        ``root`` is a Codex home (``sessions/`` at any depth and ``archived_sessions/``
+        are walked), a ``sessions`` folder, or any folder of ``*.jsonl`` files.
+        ``*.jsonl.zst`` files are included unless the plain ``*.jsonl`` sits beside
+        them (Codex keeps both briefly while it re-materialises a rollout).
+        """
+        try:
+            is_home = (root / "sessions").is_dir() or (root / "archived_sessions").is_dir()
+        except OSError:
+            return
+        folders = [root / "sessions", root / "archived_sessions"] if is_home else [root]
+        found: list[Path] = []
+        for folder in folders:
+            found.extend(_walk(folder))
+        plain = {str(p) for p in found if p.name.endswith(".jsonl")}
+        for path in found:
+            if path.name.endswith(".zst"):
+                if str(path)[: -len(".zst")] in plain:
+                    continue
+                yield SourceFile(harness=self.name, path=path, kind="jsonl.zst")
+            elif path.name not in _NOT_ROLLOUTS:
+                yield SourceFile(harness=self.name, path=path, kind="jsonl")
+
+    def parse_records(
+        self, source: SourceFile, records: Iterable[Record], saved: JsonObj
+    ) -> LineParse:
+        """Normalize one rollout's records from where the last import stopped.
+
+        Yields a chunk every :data:`CHUNK_MESSAGES` messages and a last one for
+        the rest (one chunk at least whenever a record was read).
+        """
+        state = CodexState.from_json(saved)
+        parser = CodexParser(source, state)
+        fed = False
+        for record in records:
+            fed = True
+            parser.feed(record)
+            if len(parser.messages) >= CHUNK_MESSAGES:
+                yield parser.flush()
+        if fed:
+            yield parser.flush()
+        return state.to_json()
 
 
 def _walk(folder: Path) -> Iterator[Path]:
@@ -118,20 +140,4 @@ def _walk(folder: Path) -> Iterator[Path]:
         yield from _walk(sub)
 
 
-def parse_records(
-    source: SourceFile, records: Iterator[Record], state: dict[str, Any]
-) -> Iterator[ParsedChunk]:
-    """Normalize one rollout's records; ``state`` carries the session context across resumes.
-
-    Yields a chunk every :data:`CHUNK_MESSAGES` messages and a last one for
-    the rest (one chunk at least whenever a record was read).
-    """
-    parser = CodexParser(source, state)
-    fed = False
-    for record in records:
-        fed = True
-        parser.feed(record)
-        if len(parser.messages) >= CHUNK_MESSAGES:
-            yield parser.flush()
-    if fed:
-        yield parser.flush()
+READER = CodexReader()

@@ -52,17 +52,17 @@ _TOKEN_COLUMNS = (
 )  # fmt: skip
 
 
-def read_database(path: Path, problems: list[Problem]) -> Iterator[ParsedChunk]:
-    """One chunk per row of ``sessions`` in a Hermes ``state.db``."""
+def read_database(path: Path) -> Iterator[ParsedChunk | Problem]:
+    """One chunk per row of ``sessions`` in a Hermes ``state.db``, and what could not be read."""
     try:
         conn = connect_sqlite_ro(path)
     except sqlite3.Error as exc:
-        problems.append(Problem(str(path), None, f"cannot open database: {exc}"))
+        yield Problem(str(path), None, f"cannot open database: {exc}")
         return
     try:
-        yield from _read(conn, path, problems)
+        yield from _read(conn, path)
     except sqlite3.Error as exc:
-        problems.append(Problem(str(path), None, f"database error: {exc}"))
+        yield Problem(str(path), None, f"database error: {exc}")
     finally:
         conn.close()
 
@@ -89,15 +89,15 @@ def _rows(conn: sqlite3.Connection, sql: str, params: tuple[Any, ...] = ()) -> l
     return list(sqlite_retry(lambda: conn.execute(sql, params).fetchall()))
 
 
-def _read(conn: sqlite3.Connection, path: Path, problems: list[Problem]) -> Iterator[ParsedChunk]:
+def _read(conn: sqlite3.Connection, path: Path) -> Iterator[ParsedChunk | Problem]:
     session_cols = sqlite_columns(conn, "sessions")
     if "id" not in session_cols:
-        problems.append(Problem(str(path), None, "no Hermes sessions table"))
+        yield Problem(str(path), None, "no Hermes sessions table")
         return
     message_cols = sqlite_columns(conn, "messages")
     readable = {"session_id", "role"} <= message_cols
     if not readable:
-        problems.append(Problem(str(path), None, "no readable Hermes messages table"))
+        yield Problem(str(path), None, "no readable Hermes messages table")
     wanted = [c for c in _SESSION_COLUMNS if c in session_cols]
     order = "started_at, id" if "started_at" in session_cols else "id"
     select = ", ".join(quote_ident(c) for c in wanted)

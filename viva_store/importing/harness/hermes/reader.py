@@ -32,26 +32,61 @@ from viva_store.importing.harness.common import as_str, parse_timestamp
 from viva_store.importing.harness.hermes.convert import convert_message, model_config, title_rank
 from viva_store.importing.harness.hermes.db import has_session, read_database
 from viva_store.importing.harness.model import ParsedChunk, Problem, SessionMeta, SourceFile
-
-NAME = "hermes"
-ENV_ROOTS: tuple[str, ...] = ("HERMES_HOME",)
+from viva_store.importing.harness.reader import WholeOnly
 
 _MAX_JSON_BYTES = 256 << 20
 
 
-def default_roots(env: Mapping[str, str], home: Path) -> list[Path]:
-    """``$HERMES_HOME``, then ``~/.hermes`` (and ``%LOCALAPPDATA%/hermes`` on Windows)."""
-    roots: list[Path] = []
-    if env.get("HERMES_HOME"):
-        roots.append(Path(env["HERMES_HOME"]).expanduser())
-    roots.append(home / ".hermes")
-    if env.get("LOCALAPPDATA"):
-        roots.append(Path(env["LOCALAPPDATA"]) / "hermes")
-    unique: list[Path] = []
-    for root in roots:
-        if root not in unique:
-            unique.append(root)
-    return unique
+class HermesReader(WholeOnly):
+    """Hermes Agent sessions: ``state.db`` databases and legacy session logs."""
+
+    name = "hermes"
+    env_roots: tuple[str, ...] = ("HERMES_HOME",)
+
+    def default_roots(self, env: Mapping[str, str], home: Path) -> list[Path]:
+        """``$HERMES_HOME``, then ``~/.hermes`` (and ``%LOCALAPPDATA%/hermes`` on Windows)."""
+        roots: list[Path] = []
+        if env.get("HERMES_HOME"):
+            roots.append(Path(env["HERMES_HOME"]).expanduser())
+        roots.append(home / ".hermes")
+        if env.get("LOCALAPPDATA"):
+            roots.append(Path(env["LOCALAPPDATA"]) / "hermes")
+        unique: list[Path] = []
+        for root in roots:
+            if root not in unique:
+                unique.append(root)
+        return unique
+
+    def discover(self, root: Path) -> Iterator[SourceFile]:
+        """Every ``state.db`` (root and profiles) first, then the legacy session files."""
+        homes = _homes(root)
+        for home in homes:
+            if (home / "state.db").is_file():
+                yield SourceFile(self.name, home / "state.db", "sqlite")
+        for home in homes:
+            try:
+                files = sorted((home / "sessions").glob("session_*.json"))
+            except OSError:
+                continue
+            for path in files:
+                if path.is_file():
+                    yield SourceFile(self.name, path, "json")
+
+    def read_whole(self, source: SourceFile) -> Iterator[ParsedChunk | Problem]:
+        """Read a ``state.db`` (kind ``sqlite``) or one legacy ``session_<id>.json``."""
+        if source.kind == "sqlite":
+            yield from read_database(source.path)
+            return
+        legacy = read_legacy(source.path)
+        if isinstance(legacy, Problem):
+            yield legacy
+            return
+        chunk, problems = legacy
+        yield from problems
+        state_db = source.path.parent.parent / "state.db"
+        if source.path.parent.name == "sessions" and has_session(state_db, chunk.meta.native_id):
+            return
+        yield chunk
 
 
 def _homes(root: Path) -> list[Path]:
@@ -61,53 +96,19 @@ def _homes(root: Path) -> list[Path]:
     return homes
 
 
-def discover(root: Path) -> Iterator[SourceFile]:
-    """Every ``state.db`` (root and profiles) first, then the legacy session files."""
-    homes = _homes(root)
-    for home in homes:
-        if (home / "state.db").is_file():
-            yield SourceFile(NAME, home / "state.db", "sqlite")
-    for home in homes:
-        try:
-            files = sorted((home / "sessions").glob("session_*.json"))
-        except OSError:
-            continue
-        for path in files:
-            if path.is_file():
-                yield SourceFile(NAME, path, "json")
-
-
-def read_source(source: SourceFile, problems: list[Problem]) -> Iterator[ParsedChunk]:
-    """Read a ``state.db`` (kind ``sqlite``) or one legacy ``session_<id>.json``."""
-    if source.kind == "sqlite":
-        yield from read_database(source.path, problems)
-        return
-    chunk = read_legacy(source.path, problems)
-    if chunk is None:
-        return
-    state_db = source.path.parent.parent / "state.db"
-    if source.path.parent.name == "sessions" and has_session(state_db, chunk.meta.native_id):
-        return
-    yield chunk
-
-
-def read_legacy(path: Path, problems: list[Problem]) -> ParsedChunk | None:
-    """One legacy session log as a chunk (``None`` and a problem when unusable)."""
+def read_legacy(path: Path) -> tuple[ParsedChunk, list[Problem]] | Problem:
+    """One legacy session log as a chunk and its unusable messages, or why it is unusable."""
     try:
         size = path.stat().st_size
         if size > _MAX_JSON_BYTES:
-            problems.append(Problem(str(path), None, f"file too large ({size} bytes)"))
-            return None
+            return Problem(str(path), None, f"file too large ({size} bytes)")
         data = orjson.loads(path.read_bytes())
     except OSError as exc:
-        problems.append(Problem(str(path), None, f"unreadable: {exc.strerror or exc}"))
-        return None
+        return Problem(str(path), None, f"unreadable: {exc.strerror or exc}")
     except orjson.JSONDecodeError as exc:
-        problems.append(Problem(str(path), None, f"not JSON: {exc}"))
-        return None
+        return Problem(str(path), None, f"not JSON: {exc}")
     if not isinstance(data, dict) or not isinstance(data.get("messages", []), list):
-        problems.append(Problem(str(path), None, "not a Hermes session log"))
-        return None
+        return Problem(str(path), None, "not a Hermes session log")
     stem = path.stem.removeprefix("session_")
     session_id = as_str(data.get("session_id")) or as_str(data.get("id")) or stem
     config = model_config(data.get("model_config"))
@@ -128,9 +129,13 @@ def read_legacy(path: Path, problems: list[Problem]) -> ParsedChunk | None:
         originator=as_str(data.get("platform")) or as_str(data.get("source")),
     )
     chunk = ParsedChunk(meta=meta)
+    problems: list[Problem] = []
     for index, message in enumerate(data.get("messages", [])):
         if isinstance(message, dict):
             chunk.messages.extend(convert_message(message, f"json:{index}", None, model))
         else:
             problems.append(Problem(str(path), None, f"message {index} is not an object"))
-    return chunk
+    return chunk, problems
+
+
+READER = HermesReader()

@@ -39,17 +39,17 @@ _JSON_COLUMNS = ("model",)
 _IN_CHUNK = 500
 
 
-def read_database(path: Path, problems: list[Problem]) -> Iterator[ParsedChunk]:
-    """One chunk per session row of an ``opencode*.db``."""
+def read_database(path: Path) -> Iterator[ParsedChunk | Problem]:
+    """One chunk per session row of an ``opencode*.db``, and what could not be read."""
     try:
         conn = connect_sqlite_ro(path)
     except sqlite3.Error as exc:
-        problems.append(Problem(str(path), None, f"cannot open database: {exc}"))
+        yield Problem(str(path), None, f"cannot open database: {exc}")
         return
     try:
-        yield from _read(conn, path, problems)
+        yield from _read(conn, path)
     except sqlite3.Error as exc:
-        problems.append(Problem(str(path), None, f"database error: {exc}"))
+        yield Problem(str(path), None, f"database error: {exc}")
     finally:
         conn.close()
 
@@ -58,12 +58,12 @@ def _rows(conn: sqlite3.Connection, sql: str, params: tuple[Any, ...] = ()) -> l
     return list(sqlite_retry(lambda: conn.execute(sql, params).fetchall()))
 
 
-def _read(conn: sqlite3.Connection, path: Path, problems: list[Problem]) -> Iterator[ParsedChunk]:
+def _read(conn: sqlite3.Connection, path: Path) -> Iterator[ParsedChunk | Problem]:
     session_cols = sqlite_columns(conn, "session")
     message_cols = sqlite_columns(conn, "message")
     part_cols = sqlite_columns(conn, "part")
     if "id" not in session_cols:
-        problems.append(Problem(str(path), None, "no OpenCode session table"))
+        yield Problem(str(path), None, "no OpenCode session table")
         return
     wanted = [c for c in _SESSION_COLUMNS if c in session_cols]
     order = " ORDER BY time_created, id" if "time_created" in session_cols else " ORDER BY id"
@@ -71,7 +71,7 @@ def _read(conn: sqlite3.Connection, path: Path, problems: list[Problem]) -> Iter
     sessions = _rows(conn, f"SELECT {select} FROM session{order}")
     can_read_messages = {"id", "session_id", "data"} <= message_cols
     if not can_read_messages:
-        problems.append(Problem(str(path), None, "no readable OpenCode message table"))
+        yield Problem(str(path), None, "no readable OpenCode message table")
     for row in sessions:
         data: dict[str, Any] = dict(zip(wanted, row, strict=True))
         session_id = str(data["id"])
@@ -81,7 +81,7 @@ def _read(conn: sqlite3.Connection, path: Path, problems: list[Problem]) -> Iter
         meta = session_meta(data, session_id)
         chunk = ParsedChunk(meta=meta)
         if can_read_messages:
-            _fill(conn, path, chunk, session_id, message_cols, part_cols, problems)
+            yield from _fill(conn, path, chunk, session_id, message_cols, part_cols)
         yield chunk
 
 
@@ -92,19 +92,18 @@ def _fill(
     session_id: str,
     message_cols: set[str],
     part_cols: set[str],
-    problems: list[Problem],
-) -> None:
+) -> Iterator[Problem]:
+    """Put the session's messages into ``chunk``; yields the rows that could not be read."""
     order = "time_created, id" if "time_created" in message_cols else "id"
     rows = _rows(
         conn, f"SELECT id, data FROM message WHERE session_id = ? ORDER BY {order}", (session_id,)
     )
-    parts = _parts(conn, path, session_id, [str(r[0]) for r in rows], part_cols, problems)
+    parts, problems = _parts(conn, path, session_id, [str(r[0]) for r in rows], part_cols)
+    yield from problems
     for message_id, raw in rows:
         message = _json(raw)
         if not isinstance(message, dict):
-            problems.append(
-                Problem(str(path), None, f"message {message_id}: data is not a JSON object")
-            )
+            yield Problem(str(path), None, f"message {message_id}: data is not a JSON object")
             continue
         converted = convert_message(
             session_id, str(message_id), message, parts.get(str(message_id), [])
@@ -121,10 +120,10 @@ def _parts(
     session_id: str,
     message_ids: list[str],
     part_cols: set[str],
-    problems: list[Problem],
-) -> dict[str, list[tuple[str, dict[str, Any]]]]:
+) -> tuple[dict[str, list[tuple[str, dict[str, Any]]]], list[Problem]]:
+    """The session's parts by message id, and the part rows that could not be read."""
     if not {"id", "message_id", "data"} <= part_cols or not message_ids:
-        return {}
+        return {}, []
     rows: list[Any] = []
     # Part ids ascend with creation time; time_created first covers ids that do not.
     order = "message_id, time_created, id" if "time_created" in part_cols else "message_id, id"
@@ -145,13 +144,14 @@ def _parts(
                 tuple(batch),
             )
     grouped: dict[str, list[tuple[str, dict[str, Any]]]] = {}
+    problems: list[Problem] = []
     for part_id, message_id, raw in rows:
         part = _json(raw)
         if not isinstance(part, dict):
             problems.append(Problem(str(path), None, f"part {part_id}: data is not a JSON object"))
             continue
         grouped.setdefault(str(message_id), []).append((str(part_id), part))
-    return grouped
+    return grouped, problems
 
 
 def _json(raw: Any) -> Any:

@@ -39,49 +39,59 @@ from viva_store.importing.harness.opencode.db import (
     database_message_ids,
     read_database,
 )
+from viva_store.importing.harness.reader import WholeOnly
 
-NAME = "opencode"
-ENV_ROOTS: tuple[str, ...] = ("OPENCODE_DATA_DIR", "XDG_DATA_HOME")
-
-__all__ = ["ENV_ROOTS", "NAME", "default_roots", "discover", "read_source"]
+JsonFile = dict[str, Any]
 
 
-def default_roots(env: Mapping[str, str], home: Path) -> list[Path]:
-    """``$OPENCODE_DATA_DIR``, ``$XDG_DATA_HOME/opencode``, then ``~/.local/share/opencode``."""
-    roots: list[Path] = []
-    if env.get("OPENCODE_DATA_DIR"):
-        roots.append(Path(env["OPENCODE_DATA_DIR"]).expanduser())
-    if env.get("XDG_DATA_HOME"):
-        roots.append(Path(env["XDG_DATA_HOME"]).expanduser() / "opencode")
-    roots.append(home / ".local" / "share" / "opencode")
-    unique: list[Path] = []
-    for root in roots:
-        if root not in unique:
-            unique.append(root)
-    return unique
+class OpenCodeReader(WholeOnly):
+    """OpenCode sessions: ``opencode*.db`` databases and the legacy ``storage/`` tree."""
 
+    name = "opencode"
+    env_roots: tuple[str, ...] = ("OPENCODE_DATA_DIR", "XDG_DATA_HOME")
 
-def discover(root: Path) -> Iterator[SourceFile]:
-    """Databases first (they win), then one source per legacy session file; stable order.
+    def default_roots(self, env: Mapping[str, str], home: Path) -> list[Path]:
+        """``$OPENCODE_DATA_DIR``, ``$XDG_DATA_HOME/opencode``, then ``~/.local/share/opencode``."""
+        roots: list[Path] = []
+        if env.get("OPENCODE_DATA_DIR"):
+            roots.append(Path(env["OPENCODE_DATA_DIR"]).expanduser())
+        if env.get("XDG_DATA_HOME"):
+            roots.append(Path(env["XDG_DATA_HOME"]).expanduser() / "opencode")
+        roots.append(home / ".local" / "share" / "opencode")
+        unique: list[Path] = []
+        for root in roots:
+            if root not in unique:
+                unique.append(root)
+        return unique
 
-    ``root`` may be the data dir (holding ``opencode.db`` and ``storage/``) or a
-    ``storage`` dir itself.
-    """
-    for db in database_files(root):
-        yield SourceFile(NAME, db, "sqlite")
-    for storage in _storage_dirs(root):
-        try:
-            projects = sorted(p for p in (storage / "session").iterdir() if p.is_dir())
-        except OSError:
-            continue
-        for project in projects:
+    def discover(self, root: Path) -> Iterator[SourceFile]:
+        """Databases first (they win), then one source per legacy session file; stable order.
+
+        ``root`` may be the data dir (holding ``opencode.db`` and ``storage/``) or a
+        ``storage`` dir itself.
+        """
+        for db in database_files(root):
+            yield SourceFile(self.name, db, "sqlite")
+        for storage in _storage_dirs(root):
             try:
-                files = sorted(p for p in project.iterdir() if p.suffix == ".json")
+                projects = sorted(p for p in (storage / "session").iterdir() if p.is_dir())
             except OSError:
                 continue
-            for path in files:
-                if path.is_file():
-                    yield SourceFile(NAME, path, "tree")
+            for project in projects:
+                try:
+                    files = sorted(p for p in project.iterdir() if p.suffix == ".json")
+                except OSError:
+                    continue
+                for path in files:
+                    if path.is_file():
+                        yield SourceFile(self.name, path, "tree")
+
+    def read_whole(self, source: SourceFile) -> Iterator[ParsedChunk | Problem]:
+        """Read an ``opencode*.db`` (kind ``sqlite``) or one legacy session file (kind ``tree``)."""
+        if source.kind == "sqlite":
+            yield from read_database(source.path)
+        else:
+            yield from _read_tree_session(source.path)
 
 
 def _storage_dirs(root: Path) -> list[Path]:
@@ -92,46 +102,36 @@ def _storage_dirs(root: Path) -> list[Path]:
     return dirs
 
 
-def read_source(source: SourceFile, problems: list[Problem]) -> Iterator[ParsedChunk]:
-    """Read an ``opencode*.db`` (kind ``sqlite``) or one legacy session file (kind ``tree``)."""
-    if source.kind == "sqlite":
-        yield from read_database(source.path, problems)
-    else:
-        chunk = _read_tree_session(source.path, problems)
-        if chunk is not None:
-            yield chunk
-
-
 # -- legacy storage tree ----------------------------------------------------------
 
 
-def _load(path: Path, problems: list[Problem]) -> dict[str, Any] | None:
+def _load(path: Path) -> JsonFile | Problem:
+    """A JSON object file, or why it cannot be used."""
     try:
         data = orjson.loads(path.read_bytes())
     except OSError as exc:
-        problems.append(Problem(str(path), None, f"unreadable: {exc.strerror or exc}"))
-        return None
+        return Problem(str(path), None, f"unreadable: {exc.strerror or exc}")
     except orjson.JSONDecodeError as exc:
-        problems.append(Problem(str(path), None, f"not JSON: {exc}"))
-        return None
+        return Problem(str(path), None, f"not JSON: {exc}")
     if not isinstance(data, dict):
-        problems.append(Problem(str(path), None, "not a JSON object"))
-        return None
+        return Problem(str(path), None, "not a JSON object")
     return data
 
 
-def _read_tree_session(path: Path, problems: list[Problem]) -> ParsedChunk | None:
-    data = _load(path, problems)
-    if data is None:
-        return None
+def _read_tree_session(path: Path) -> Iterator[ParsedChunk | Problem]:
+    data = _load(path)
+    if isinstance(data, Problem):
+        yield data
+        return
     session_id = as_str(data.get("id")) or path.stem
     storage = path.parent.parent.parent
     meta = session_meta(data, session_id)
     in_db = database_message_ids(storage.parent, session_id)
-    loaded: list[tuple[Any, str, str, dict[str, Any]]] = []
+    loaded: list[tuple[Any, str, str, JsonFile]] = []
     for message_path in _json_files(storage / "message" / session_id):
-        message = _load(message_path, problems)
-        if message is None:
+        message = _load(message_path)
+        if isinstance(message, Problem):
+            yield message
             continue
         message_id = as_str(message.get("id")) or message_path.stem
         created = as_dict(message.get("time")).get("created")
@@ -143,14 +143,20 @@ def _read_tree_session(path: Path, problems: list[Problem]) -> ParsedChunk | Non
     for _, message_id, _, message in loaded:
         if message_id in in_db:
             continue
-        parts = _message_parts(storage / "part" / message_id, message_id, problems)
+        parts: list[tuple[str, JsonFile]] = []
+        for part_path in _json_files(storage / "part" / message_id):
+            part = _load(part_path)
+            if isinstance(part, Problem):
+                yield part
+            else:
+                parts.append((as_str(part.get("id")) or part_path.stem, part))
         parts += _flat_parts(storage / "part", message_id)
         converted = convert_message(session_id, message_id, message, parts)
         messages.extend(converted.messages)
         if converted.usage is not None:
             usage.append(converted.usage)
         meta.models |= converted.models
-    return ParsedChunk(meta=meta, messages=messages, usage=usage)
+    yield ParsedChunk(meta=meta, messages=messages, usage=usage)
 
 
 def _json_files(directory: Path) -> list[Path]:
@@ -160,18 +166,7 @@ def _json_files(directory: Path) -> list[Path]:
         return []
 
 
-def _message_parts(
-    directory: Path, message_id: str, problems: list[Problem]
-) -> list[tuple[str, dict[str, Any]]]:
-    parts = []
-    for part_path in _json_files(directory):
-        part = _load(part_path, problems)
-        if part is not None:
-            parts.append((as_str(part.get("id")) or part_path.stem, part))
-    return parts
-
-
-def _flat_parts(part_dir: Path, message_id: str) -> list[tuple[str, dict[str, Any]]]:
+def _flat_parts(part_dir: Path, message_id: str) -> list[tuple[str, JsonFile]]:
     """Parts stored flat in ``part/*.json`` (older builds) that belong to ``message_id``.
 
     A flat part that is not valid JSON names no message, so it cannot be
@@ -205,3 +200,6 @@ def _flat_index(part_dir: str, _mtime_ns: int) -> dict[str, tuple[str, ...]]:
         if message_id:
             grouped.setdefault(message_id, []).append(path.name)
     return {key: tuple(names) for key, names in grouped.items()}
+
+
+READER = OpenCodeReader()

@@ -29,6 +29,7 @@ from viva_store.importing.harness.model import (
     SourceFile,
     Usage,
 )
+from viva_store.importing.harness.pi.state import PiState
 
 _SUMMARY_ROLES = {"compactionSummary": "compaction", "branchSummary": "branch_summary"}
 _CUSTOM_ROLES = ("custom", "hookMessage")
@@ -45,10 +46,11 @@ def session_id_from_path(path: str | Path) -> str:
 class PiParser:
     """Stateful conversion of one file's records; flushes into chunks."""
 
-    def __init__(self, source: SourceFile, state: dict[str, Any]) -> None:
+    def __init__(self, source: SourceFile, state: PiState) -> None:
         self.source = source
         self.state = state
-        state.setdefault("sid", session_id_from_path(source.path))
+        if state.sid is None:
+            state.sid = session_id_from_path(source.path)
         self.messages: list[Message] = []
         self.usage: list[Usage] = []
         self.models: set[str] = set()
@@ -57,24 +59,27 @@ class PiParser:
         self.title: str | None = None
         self.title_rank = 0
         self.meta_dirty = False
-        self.fork_at = parse_timestamp(state.get("fork_at"))
+        self.fork_at = parse_timestamp(state.fork_at)
+
+    @property
+    def sid(self) -> str:
+        return self.state.sid or session_id_from_path(self.source.path)
 
     # -- chunk assembly -------------------------------------------------
     def flush(self) -> ParsedChunk:
         state = self.state
         project = self.source.path.parent.name
         meta = SessionMeta(
-            native_id=state["sid"],
-            parent_native_id=state.get("parent"),
-            relation=state.get("relation"),
+            native_id=self.sid,
+            parent_native_id=state.parent,
+            relation=state.relation,
             project=project if project.startswith("--") else None,
-            cwd=state.get("cwd"),
+            cwd=state.cwd,
             models=self.models,
             started_at=self.start,
             ended_at=self.end,
             title=self.title,
             title_rank=self.title_rank if self.title else 0,
-            entrypoint=state.get("entrypoint"),
         )
         chunk = ParsedChunk(meta=meta, messages=self.messages, usage=self.usage)
         self.messages, self.usage, self.models = [], [], set()
@@ -96,13 +101,13 @@ class PiParser:
         obj = record.obj
         kind = obj.get("type")
         # A header on line 1 is always the header (a file pi rewrote is re-read from the start).
-        if kind == "session" and (record.offset == 0 or not self.state.get("header")):
+        if kind == "session" and (record.offset == 0 or not self.state.header):
             self._header(obj)
             return
         at = parse_timestamp(obj.get("timestamp"))
         fork_at = self.fork_at
         if fork_at is not None and at is not None and at < fork_at:
-            self.state["copied"] = int(self.state.get("copied", 0)) + 1
+            self.state.copied += 1
             return
         key = as_str(obj.get("id")) or f"{self.source.path.name}:{record.offset}"
         self._seen_time(at)
@@ -153,28 +158,29 @@ class PiParser:
         """A session name beats the first prompt; ``state`` remembers the best
         rank across chunks and resumes, so a later prompt never replaces it."""
         title = one_line(text)
-        best = as_int(self.state.get("title_rank"))
+        best = self.state.title_rank
         if title and (rank > best or (rank == best and latest_wins)):
-            self.state["title_rank"] = rank
+            self.state.title_rank = rank
             self.title, self.title_rank = title, rank
 
     def _header(self, obj: dict[str, Any]) -> None:
         state = self.state
-        state["header"] = True
+        state.header = True
         self.meta_dirty = True
         sid = as_str(obj.get("id"))
         if sid:
-            state["sid"] = sid
-        if as_str(obj.get("cwd")):
-            state["cwd"] = obj["cwd"]
+            state.sid = sid
+        cwd = as_str(obj.get("cwd"))
+        if cwd:
+            state.cwd = cwd
         for field, relation in (("parentSession", "fork"), ("branchedFrom", "branch")):
             parent = as_str(obj.get(field))
             if parent:
-                state["parent"] = session_id_from_path(parent)
-                state["relation"] = relation
+                state.parent = session_id_from_path(parent)
+                state.relation = relation
                 self.fork_at = parse_timestamp(obj.get("timestamp"))
                 if self.fork_at is not None:
-                    state["fork_at"] = obj["timestamp"]
+                    state.fork_at = str(obj["timestamp"])
                 break
         self._seen_time(parse_timestamp(obj.get("timestamp")))
 
@@ -304,7 +310,7 @@ class PiParser:
                 )
             )
         usage_ref = as_str(obj.get("timestamp")) or key
-        usage = pi_usage(f"pi:{self.state['sid']}:{usage_ref}", msg.get("usage"), model)
+        usage = pi_usage(f"pi:{self.sid}:{usage_ref}", msg.get("usage"), model)
         if usage is not None:
             self.usage.append(usage)
 

@@ -29,66 +29,80 @@ holds the original. Entries without a timestamp are kept.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import Any
 
 from viva_store.importing.harness.common import loads_or_none
-from viva_store.importing.harness.model import ParsedChunk, Record, SourceFile
-from viva_store.importing.harness.pi.parse import PiParser, pi_usage, session_id_from_path
-
-__all__ = [
-    "CHUNK_MESSAGES",
-    "ENV_ROOTS",
-    "NAME",
-    "default_roots",
-    "discover",
-    "parse_records",
-    "pi_usage",
-    "session_id_from_path",
-]
-
-NAME = "pi"
-ENV_ROOTS: tuple[str, ...] = ("PI_CODING_AGENT_SESSION_DIR", "PI_CODING_AGENT_DIR")
+from viva_store.importing.harness.model import JsonObj, Record, SourceFile
+from viva_store.importing.harness.pi.parse import PiParser
+from viva_store.importing.harness.pi.state import PiState
+from viva_store.importing.harness.reader import LineParse, LinesOnly
 
 CHUNK_MESSAGES = 500
 _HEADER_PROBE_BYTES = 65536
 
 
-def default_roots(env: Mapping[str, str], home: Path) -> list[Path]:
-    """Where pi keeps sessions: the env overrides first, then ``~/.pi/agent/sessions``."""
-    roots: list[Path] = []
-    if env.get("PI_CODING_AGENT_SESSION_DIR"):
-        roots.append(Path(env["PI_CODING_AGENT_SESSION_DIR"]).expanduser())
-    if env.get("PI_CODING_AGENT_DIR"):
-        roots.append(Path(env["PI_CODING_AGENT_DIR"]).expanduser() / "sessions")
-    roots.append(home / ".pi" / "agent" / "sessions")
-    unique: list[Path] = []
-    for root in roots:
-        if root not in unique:
-            unique.append(root)
-    return unique
+class PiReader(LinesOnly):
+    """pi coding-agent sessions: one JSON-lines file per session (v1 to v3)."""
 
+    name = "pi"
+    env_roots: tuple[str, ...] = ("PI_CODING_AGENT_SESSION_DIR", "PI_CODING_AGENT_DIR")
 
-def discover(root: Path) -> Iterator[SourceFile]:
-    """Primary session files under ``root``, sorted by path.
+    def default_roots(self, env: Mapping[str, str], home: Path) -> list[Path]:
+        """Where pi keeps sessions: the env overrides first, then ``~/.pi/agent/sessions``."""
+        roots: list[Path] = []
+        if env.get("PI_CODING_AGENT_SESSION_DIR"):
+            roots.append(Path(env["PI_CODING_AGENT_SESSION_DIR"]).expanduser())
+        if env.get("PI_CODING_AGENT_DIR"):
+            roots.append(Path(env["PI_CODING_AGENT_DIR"]).expanduser() / "sessions")
+        roots.append(home / ".pi" / "agent" / "sessions")
+        unique: list[Path] = []
+        for root in roots:
+            if root not in unique:
+                unique.append(root)
+        return unique
 
-    Only top-level ``*.jsonl`` files of ``--<cwd>--`` directories whose first
-    line is a ``session`` header: pi-subagents' ``forks/``, ``subagent-artifacts/``
-    and run directories nested deeper are not sessions of their own.
-    """
-    try:
-        project_dirs = sorted(p for p in root.iterdir() if p.is_dir() and p.name.startswith("--"))
-    except OSError:
-        return
-    for project_dir in project_dirs:
+    def discover(self, root: Path) -> Iterator[SourceFile]:
+        """Primary session files under ``root``, sorted by path.
+
+        Only top-level ``*.jsonl`` files of ``--<cwd>--`` directories whose first
+        line is a ``session`` header: pi-subagents' ``forks/``, ``subagent-artifacts/``
+        and run directories nested deeper are not sessions of their own.
+        """
         try:
-            files = sorted(p for p in project_dir.iterdir() if p.suffix == ".jsonl" and p.is_file())
+            project_dirs = sorted(
+                p for p in root.iterdir() if p.is_dir() and p.name.startswith("--")
+            )
         except OSError:
-            continue
-        for path in files:
-            if _has_session_header(path):
-                yield SourceFile(harness=NAME, path=path, kind="jsonl")
+            return
+        for project_dir in project_dirs:
+            try:
+                files = sorted(
+                    p for p in project_dir.iterdir() if p.suffix == ".jsonl" and p.is_file()
+                )
+            except OSError:
+                continue
+            for path in files:
+                if _has_session_header(path):
+                    yield SourceFile(harness=self.name, path=path, kind="jsonl")
+
+    def parse_records(
+        self, source: SourceFile, records: Iterable[Record], saved: JsonObj
+    ) -> LineParse:
+        """Normalize pi entries from where the last import stopped.
+
+        Yields one chunk per :data:`CHUNK_MESSAGES` messages (at least one chunk
+        once the header has been seen, so a session with no entries still exists).
+        """
+        state = PiState.from_json(saved)
+        parser = PiParser(source, state)
+        for record in records:
+            parser.feed(record)
+            if len(parser.messages) >= CHUNK_MESSAGES:
+                yield parser.flush()
+        if parser.messages or parser.usage or parser.meta_dirty:
+            yield parser.flush()
+        return state.to_json()
 
 
 def _has_session_header(path: Path) -> bool:
@@ -101,18 +115,4 @@ def _has_session_header(path: Path) -> bool:
     return isinstance(obj, dict) and obj.get("type") == "session"
 
 
-def parse_records(
-    source: SourceFile, records: Iterator[Record], state: dict[str, Any]
-) -> Iterator[ParsedChunk]:
-    """Normalize pi entries; ``state`` carries the header's facts across resumes.
-
-    Yields one chunk per :data:`CHUNK_MESSAGES` messages (at least one chunk
-    once the header has been seen, so a session with no entries still exists).
-    """
-    parser = PiParser(source, state)
-    for record in records:
-        parser.feed(record)
-        if len(parser.messages) >= CHUNK_MESSAGES:
-            yield parser.flush()
-    if parser.messages or parser.usage or parser.meta_dirty:
-        yield parser.flush()
+READER = PiReader()
