@@ -71,8 +71,8 @@ _WIDER = {
     r"""[\x60'"\s=]{0,5}""": r"""(?:[\x60'"\s=]|\\[nrt"'\x60]){0,5}""",
     # curl-auth-user's end of the credential: also a quote closing the command around it
     r"(?:\s|\z)": r"""(?:[\s"'\x60;)]|\\|\z)""",
-    # azure-ad-client-secret's own boundaries
-    r"""(?:^|[\\'"\x60\s>=:(,)])""": r"""(?:^|[\\'"\x60\s>=:(,)/])""",
+    # azure-ad-client-secret's own boundaries; it also starts after an escaped line break
+    r"""(?:^|[\\'"\x60\s>=:(,)])""": r"""(?:^|[\\'"\x60\s>=:(,)/]|(?<=\\[nrt]))""",
     r"""(?:$|[\\'"\x60\s<),])""": r"""(?:$|[\\'"\x60\s<),/])""",
 }
 

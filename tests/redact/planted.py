@@ -101,14 +101,17 @@ def leaked(plant: Plant, output: str, ignore: frozenset[str] = frozenset()) -> l
 
 
 def shared_pieces(plants: list[Plant], names: list[str]) -> frozenset[str]:
-    """Pieces (as :func:`leaked` cuts them) of more than one distinct secret, or of a name:
-    finding one says nothing about which secret leaked."""
-    owners: dict[str, set[str]] = {}
-    for plant in plants:
-        for piece in _pieces(plant.secret):
-            owners.setdefault(piece, set()).add(plant.secret)
+    """Pieces (as :func:`leaked` cuts them) found anywhere inside another distinct secret,
+    or inside a rule's name: finding one says nothing about which secret leaked. (The
+    sampler repeats runs across rules, at any offset, not only on the pieces' grid.)"""
+    secrets = sorted({plant.secret for plant in plants})
     joined = "\n".join(names)
-    return frozenset(p for p, secrets in owners.items() if len(secrets) > 1 or p in joined)
+    shared: set[str] = set()
+    for secret in secrets:
+        for piece in _pieces(secret):
+            if piece in joined or any(piece in other for other in secrets if other != secret):
+                shared.add(piece)
+    return frozenset(shared)
 
 
 def _pieces(secret: str, width: int = 16) -> set[str]:

@@ -86,11 +86,14 @@ def test_go_syntax_is_translated_faithfully(go: str, yes: list[str], no: list[st
     assert not any(pattern.fullmatch(t) for t in no), pattern.pattern
 
 
-def test_a_json_escape_counts_as_a_word_boundary() -> None:
-    rule = BY_GITLEAKS_ID["databricks-api-token"]
-    text, secret = true_positive(rule) or ("", "")
-    raw = json.dumps({"t": "line\n" + text + "\nnext"})
+@pytest.mark.parametrize("gitleaks_id", ["databricks-api-token", "azure-ad-client-secret"])
+def test_a_json_escape_counts_as_a_word_boundary(gitleaks_id: str) -> None:
+    _, secret = true_positive(BY_GITLEAKS_ID[gitleaks_id]) or ("", "")
+    raw = json.dumps({"t": "line\n" + secret + "\nnext"})
     assert secret and not survivors(secret, redact_text(raw)[0])
+    # The same escape in a shell command that prints the secret (``printf %s 'a\nb'``).
+    command = f"printf %s {('line' + chr(10) + secret + chr(10) + 'next')!r}"
+    assert not survivors(secret, redact_text(command)[0])
 
 
 @pytest.mark.parametrize("rule", GITLEAKS_RULES, ids=lambda r: r.id)
