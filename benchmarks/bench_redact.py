@@ -135,12 +135,15 @@ def _import_and_search(tmp: Path, plants: list[Plant]) -> dict[Plant, set[str]]:
     return {p: {name for name, text in places if leaked(p, text, ignore)} for p in plants}
 
 
-def recall_end_to_end(tmp: Path) -> tuple[int, dict[str, collections.Counter[str]]]:
+def recall_end_to_end(
+    tmp: Path,
+) -> tuple[int, dict[str, collections.Counter[str]], list[str]]:
     """Plants imported, then searched for on disk and in output: one home per shape, so
     that a leak is the shape's own (every shape carries the same secret). Returns the
-    number of plants and, per shape, how many leaked in each place."""
+    number of plants, per shape how many leaked in each place, and each leak."""
     count = 0
     leaks: dict[str, collections.Counter[str]] = {}
+    listed: list[str] = []
     for shape in E2E_SHAPES:
         # A folder name is at most 255 bytes: longer secrets are planted everywhere but there.
         plants = [
@@ -150,11 +153,13 @@ def recall_end_to_end(tmp: Path) -> tuple[int, dict[str, collections.Counter[str
         ]
         count += len(plants)
         places: collections.Counter[str] = collections.Counter()
-        for where in _import_and_search(tmp / shape, plants).values():
+        for plant, where in _import_and_search(tmp / shape, plants).items():
             places.update(where)
             places["any"] += bool(where)
+            if where:
+                listed.append(f"{plant.rule} [{shape}]: {', '.join(sorted(where))}")
         leaks[shape] = places
-    return count, leaks
+    return count, leaks, listed
 
 
 def wrong_redactions(mb: float) -> tuple[float, list[str]]:
@@ -217,12 +222,14 @@ def main() -> None:
         print("   ", line)
     with tempfile.TemporaryDirectory() as tmp:
         if not args.no_e2e:
-            n, by_shape = recall_end_to_end(Path(tmp))
+            n, by_shape, leaked_plants = recall_end_to_end(Path(tmp))
             total = sum(c["any"] for c in by_shape.values())
             print(f"recall, import + disk + CLI: {n} plants, {total} leak (target 0); by shape:")
             for shape, places in by_shape.items():
                 where = ", ".join(f"{k} {v}" for k, v in places.most_common() if k != "any")
                 print(f"    {shape}: {places['any']} leaked" + (f" ({where})" if where else ""))
+            for line in leaked_plants:
+                print("   ", line)
 
         size, wrong = wrong_redactions(args.mb)
         rate = len(wrong) / size
