@@ -12,12 +12,14 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import (  # noqa: F401 - fixtures for the store tests here
+    _head_revision_read_once,
     _isolated_env,
     cli_env,
     config,
     ctx,
     db_url,
     store,
+    store_templates,
 )
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "harness-samples"

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime, time, timedelta
 
 from viva_store.errors import InvalidInput
 
@@ -18,6 +19,43 @@ def parse_instant(text: str) -> datetime:
     except ValueError as exc:
         raise InvalidInput(f"not an ISO-8601 instant: {text!r}") from exc
     return as_utc(value)
+
+
+_RELATIVE_RE = re.compile(r"^(\d+)\s*([mhdw])$")
+_RELATIVE_UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
+SINCE_FORMS = "YYYY-MM-DD, an ISO-8601 instant, 30m, 8h, 7d, 2w, today or yesterday"
+"""What :func:`parse_since` accepts, for help texts and error messages."""
+
+
+def parse_since(text: str) -> datetime:
+    """The instant a ``--since`` value names, in UTC.
+
+    A bare date is local midnight, an instant without an offset local time; ``7d``,
+    ``2w``, ``8h``, ``30m`` count back from :func:`now`; ``today`` and ``yesterday`` are
+    local midnights. An error quotes ``text`` as the user typed it.
+    """
+    value = text.strip().lower()
+    local_now = now().astimezone()
+    if value in ("today", "yesterday"):
+        day = local_now.date() - timedelta(days=1 if value == "yesterday" else 0)
+        return _local_midnight(day)
+    match = _RELATIVE_RE.match(value)
+    if match:
+        return as_utc(local_now - timedelta(**{_RELATIVE_UNITS[match[2]]: int(match[1])}))
+    try:
+        if re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
+            return _local_midnight(date.fromisoformat(value))
+        parsed = datetime.fromisoformat(value.upper().replace("Z", "+00:00"))
+    except ValueError:
+        raise InvalidInput(f"not a date: {text!r} (use {SINCE_FORMS})") from None
+    if parsed.tzinfo is None:
+        parsed = parsed.astimezone()  # a naive instant is the user's local time
+    return as_utc(parsed)
+
+
+def _local_midnight(day: date) -> datetime:
+    """00:00 of ``day`` in the local time zone, as UTC."""
+    return as_utc(datetime.combine(day, time()).astimezone())
 
 
 def as_utc(value: datetime) -> datetime:

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from viva_store.principles.service import CandidateRecord, PrincipleEventRecord
     from viva_store.recall.service import RecallHit
     from viva_store.records import ExecutionRecord, MemberRecord, MessageRecord, SessionRecord
+    from viva_store.skills.service import SkillParams
 
 PREVIEW_MESSAGES = 120
 TRIAGE_PAGE = 100
@@ -120,12 +121,14 @@ class SkillRow:
 
 @dataclass(frozen=True, slots=True)
 class SkillsData:
-    """The member's set; ``trial_until`` set while forgetting is on trial."""
+    """The member's set; ``trial_until`` set while forgetting is on trial; ``params`` the
+    store's own skill numbers (half-lives, protection), which help and dialogs quote."""
 
     member: str
     rows: tuple[SkillRow, ...]
     trial_until: datetime | None
     forget_below: float
+    params: SkillParams | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -57,6 +57,7 @@ def test_the_dry_run_of_issue_9_shows_skills_reasons_principles_and_command(
     claude = project.parent / "bin" / "claude"
     assert f"{claude} --session-id '<session uuid, chosen at launch>'" in r.out
     assert "VIVA_MEMBER=deven" in r.out
+    assert "MCP server 'viva' for this session only" in r.out and " mcp  (acts as deven" in r.out
     assert str(project / "CLAUDE.md") in r.out
     # Nothing changed: no file, execution, grant or journal.
     assert list(project.iterdir()) == []
@@ -74,7 +75,8 @@ def test_the_dry_run_json_is_one_document(project: Path) -> None:
     assert r.code == 0, r.err
     plan = json.loads(r.out)
     assert plan["member"] == "deven" and plan["harness"] == "codex"
-    assert plan["command"] == [str(project.parent / "bin" / "codex")]
+    assert plan["command"] == [str(project.parent / "bin" / "codex"), *plan["mcp"]["harness_args"]]
+    assert plan["mcp"]["command"][-1] == "mcp" and "VIVA_GRANT" in plan["mcp"]["env"]
     assert plan["cwd"] == str(project)
     assert {"skills", "not_picked", "principles"} <= set(plan["projection"])
     assert plan["files"][0] == {"path": str(project / "AGENTS.md"), "action": "create",
@@ -93,7 +95,7 @@ def test_a_launch_prints_its_summary_and_exits_with_the_harness_status(
 
     saw = seen(Path(os.environ["STANDIN_LOG"]))
     assert r.code == 4
-    assert saw["argv"][2:] == ["--model", "m"]
+    assert saw["argv"][2].startswith("--mcp-config=") and saw["argv"][3:] == ["--model", "m"]
     assert "launching deven in claude-code" in r.err
     assert "exit 4 (failure)" in r.out
     assert f"({saw['session']}): attributed to deven" in r.out

@@ -156,5 +156,26 @@ def test_json_output_is_one_document_and_errors_one_line() -> None:
     assert json.loads(ok(["principle", "queue", "--json"]).out) == []
     assert json.loads(ok(["principle", "history", "--json"]).out) == []
     assert "nobody" in refused(["principle", "active", "nobody"]).err
-    assert refused(["report", "weekly", "--json", "--markdown"]).err
+    both = run(["report", "weekly", "--json", "--markdown"])  # a usage error
+    assert (both.code, both.out, both.err.count("\n")) == (2, "", 1)
     assert refused(["report", "weekly", "--week", "2026-W60"]).err
+
+
+def test_history_shows_each_versions_wording_and_each_decisions_reason(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    as_grant(monkeypatch, ok(["grant", "samuel"]).out.strip())
+    propose = ["principle", "propose", "deven", "--rationale", "r", "--json"]
+    first = json.loads(ok([*propose, "--text", "Small commits."]).out)
+    as_grant(monkeypatch, None)
+    ok(["principle", "reject", first["id"], "--reason", "too vague"])
+    as_grant(monkeypatch, ok(["grant", "samuel"]).out.strip())
+    second = json.loads(ok([*propose, "--text", "Commit after each green test run."]).out)
+    as_grant(monkeypatch, None)
+    ok(["principle", "approve", second["id"], "--text", "Commit after every green run."])
+    rows = [r.split("\t") for r in ok(["principle", "history", "deven"]).out.splitlines()]
+    said = [(r[4], r[6], r[7]) for r in rows]  # event, wording, reason
+    assert ("proposed", "Small commits.", "") in said
+    assert ("rejected", "Small commits.", "too vague") in said
+    assert ("proposed", "Commit after each green test run.", "") in said
+    assert ("approved", "Commit after every green run.", "") in said  # the owner's edit

@@ -21,8 +21,9 @@ def as_member(ctx: Context, monkeypatch: pytest.MonkeyPatch, name: str) -> None:
     monkeypatch.setenv("VIVA_GRANT", issue_grant(ctx, name).token)
 
 
-def one_line_error(result: Result, *words: str) -> None:
-    assert result.code == 1
+def one_line_error(result: Result, *words: str, code: int = 1) -> None:
+    """A refusal: one line on stderr naming ``words``; usage errors exit 2, others 1."""
+    assert result.code == code, result.err
     assert result.out == ""
     lines = result.err.strip().splitlines()
     assert len(lines) == 1 and "Traceback" not in result.err, result.err
@@ -90,7 +91,7 @@ def test_newest_first(history: dict[str, str]) -> None:
 
 
 def test_bad_options_are_one_line(history: dict[str, str]) -> None:
-    one_line_error(run(["recall", "cache", "--limit", "0"]), "--limit")
+    one_line_error(run(["recall", "cache", "--limit", "0"]), "--limit", code=2)
     one_line_error(run(["recall", "cache", "--state", "restrict"]), "--member")
     one_line_error(run(["recall", "cache", "--member", "nobody"]), "nobody")
 
@@ -100,7 +101,7 @@ def test_mark(history: dict[str, str]) -> None:
     assert result.code == 0, result.err
     assert json.loads(result.out)["importance"] == 0.9
     assert run(["mark", history["u-queue"], "--clear"]).code == 0
-    one_line_error(run(["mark", history["u-queue"]]), "--importance")
+    one_line_error(run(["mark", history["u-queue"]]), "--importance", code=2)
 
 
 def test_state_set_get_history_and_correction(history: dict[str, str]) -> None:
@@ -119,7 +120,8 @@ def test_state_set_get_history_and_correction(history: dict[str, str]) -> None:
     assert got["activity"] == "development"
     events = json.loads(run(["state", "history", "deven", "--json"]).out)
     assert events[0]["source"] == "correction" and events[0]["corrects"] is not None
-    assert "deven" in run(["state", "get", "deven"]).out
+    rows = run(["state", "get", "deven"]).out.splitlines()  # a pipe: tab-separated rows
+    assert rows[1].split("\t")[:3] == ["project", "trader", "correction, pinned"]
 
 
 def test_a_member_sets_only_its_own_state(

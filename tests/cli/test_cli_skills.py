@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
@@ -134,3 +134,19 @@ def test_unknown_names_are_one_line_errors() -> None:
     assert "no member" in refused(run(["skill", "list", "nobody"]))
     assert "no skill" in refused(run(["skill", "add", "deven", "no-such-skill"]))
     assert "no skill" in refused(run(["skill", "show", "no-such-skill"]))
+
+
+def test_a_time_track_curve_speaks_in_dates(monkeypatch: pytest.MonkeyPatch) -> None:
+    ok(["skill", "add", "deven", "log-investigation"])
+    ok(["skill", "track", "deven", "log-investigation", "time"])
+    curve = ok(["skill", "curve", "deven", "log-investigation"])
+    now = datetime.fromisoformat(curve["now"])
+    assert abs(now - T0) < timedelta(seconds=1)
+    crosses = datetime.fromisoformat(curve["crosses_on"])
+    days = timedelta(days=curve["crosses_at"] - curve["a_now"])
+    assert abs(crosses - now - days) < timedelta(seconds=1)
+    text = run(["skill", "curve", "deven", "log-investigation"]).out
+    assert f"falls below 0.1 on {crosses.astimezone():%Y-%m-%d}" in text
+    assert f"{int(curve['crosses_at'])}" not in text  # no day counts since 1970
+    on_sessions = ok(["skill", "curve", "deven", "code-review"])
+    assert (on_sessions["now"], on_sessions["crosses_on"]) == (None, None)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shlex
 from pathlib import Path
 
 import pytest
@@ -51,8 +52,10 @@ def test_the_dry_run_shows_skills_principles_and_the_exact_command(
     assert all("relevance" in s.reason and "weight" in s.reason for s in picks)
     assert [p["text"] for p in plan.projection.principles] == [PRINCIPLE]
     claude = str(project.parent / "bin" / "claude")
-    assert plan.command == (claude, "--session-id", SESSION_PLACEHOLDER, "--model", "x")
-    assert plan.shell.endswith(f"{claude} --session-id '{SESSION_PLACEHOLDER}' --model x")
+    mcp = plan.mcp.harness_args
+    assert plan.command == (claude, "--session-id", SESSION_PLACEHOLDER, *mcp, "--model", "x")
+    assert plan.shell.endswith(shlex.join(plan.command))
+    assert f"{claude} --session-id '{SESSION_PLACEHOLDER}' '--mcp-config=" in plan.shell
     assert "VIVA_MEMBER=deven" in plan.shell and "VIVA_GRANT=" in plan.shell
     assert plan.found and not plan.warnings and not plan.problems
     assert [f["path"] for f in plan.files] == [str(project / "CLAUDE.md")] + [
@@ -78,7 +81,7 @@ def test_the_dry_run_reports_what_would_stop_the_launch(
     assert not plan.found and "codex is not on PATH" in plan.warnings[0]
     assert "no launch journal explains" in plan.problems[0]
     assert plan.files[0]["action"] == "append-block"
-    assert plan.command == ("codex",)
+    assert plan.command == ("codex", *plan.mcp.harness_args)
 
 
 def test_projected_skills_are_valid_skill_folders(

@@ -18,7 +18,12 @@ Behaviour, from the environment the harness inherits:
 * ``STANDIN_CALLS`` — ``;``-separated ``viva`` command lines run under the grant; their
   exit codes and output are logged;
 * ``STANDIN_WAIT`` — after writing the transcript, write ``$STANDIN_LOG.ready`` and
-  sleep this many seconds (the signal tests stop it).
+  sleep this many seconds (the signal tests stop it);
+* ``STANDIN_MCP`` — find the ``viva`` MCP server registered on the command line (Claude
+  Code: ``--mcp-config``; Codex: ``-c mcp_servers.viva.*``), start it as that harness
+  would — Claude Code with its whole environment, Codex with its default few variables
+  plus the server's ``env_vars`` — and, through the SDK's stdio client, list its tools
+  and call ``state_get``; what the server answered is logged under ``mcp``.
 """
 
 from __future__ import annotations
@@ -138,6 +143,51 @@ for call in [c for c in os.environ.get("STANDIN_CALLS", "").split(";") if c.stri
                           capture_output=True, text=True)
     seen["calls"].append({"call": call, "code": done.returncode,
                           "out": done.stdout, "err": done.stderr})
+CODEX_ENV = ("HOME", "LOGNAME", "PATH", "SHELL", "USER", "__CF_USER_TEXT_ENCODING", "LANG",
+             "LC_ALL", "TERM", "TMPDIR", "TZ")
+
+
+def viva_server():
+    args = sys.argv[1:]
+    if HARNESS == "claude-code":
+        docs = [json.loads(a.split("=", 1)[1]) for a in args if a.startswith("--mcp-config=")]
+        conf = {k: v for d in docs for k, v in d["mcpServers"].items()}.get("viva")
+        if conf is None:
+            return None
+        return conf, [conf["command"], *conf.get("args", [])], {**os.environ, **conf.get("env", {})}
+    import tomllib
+    conf = {}
+    for flag, value in zip(args, args[1:]):
+        if flag == "-c" and value.startswith("mcp_servers.viva."):
+            key, raw = value.removeprefix("mcp_servers.viva.").split("=", 1)
+            conf[key] = tomllib.loads(f"v = {raw}")["v"]
+    if not conf:
+        return None
+    keep = [*CODEX_ENV, *conf.get("env_vars", [])]
+    env = {k: os.environ[k] for k in keep if k in os.environ} | conf.get("env", {})
+    return conf, [conf["command"], *conf.get("args", [])], env
+
+
+async def ask_viva(argv, env):
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    params = StdioServerParameters(command=argv[0], args=argv[1:], env=env)
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        tools = await session.list_tools()
+        state = await session.call_tool("state_get", {})
+        return {"tools": [t.name for t in tools.tools], "is_error": state.is_error,
+                "state_get": [c.text for c in state.content]}
+
+
+if os.environ.get("STANDIN_MCP"):
+    found = viva_server()
+    seen["mcp"] = None
+    if found is not None:
+        import anyio
+        conf, argv, env = found
+        seen["mcp"] = {"config": conf, "env_names": sorted(env), **anyio.run(ask_viva, argv, env)}
 log = Path(os.environ["STANDIN_LOG"])
 log.write_text(json.dumps(seen), encoding="utf-8")
 wait = float(os.environ.get("STANDIN_WAIT", "0"))

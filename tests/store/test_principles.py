@@ -7,6 +7,7 @@ rule each. Everything runs on SQLite and on PostgreSQL.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -76,7 +77,8 @@ def test_done_when_scenario(ctx: Context, tmp_path: Path, monkeypatch: pytest.Mo
     assert [(p.id, p.version, p.text) for p in active_principles(ctx, "deven")] == [
         (first.principle_id, 1, "Run the tests before every commit.")
     ]
-    assert active_principles(deven, "deven") == [v1]
+    # deven cannot see samuel's session: its id is left out of deven's view, and counted.
+    assert active_principles(deven, "deven") == [replace(v1, evidence=(), evidence_hidden=1)]
 
     with frozen(monkeypatch, T0 + timedelta(days=2)):
         second = propose(
@@ -115,7 +117,16 @@ def test_done_when_scenario(ctx: Context, tmp_path: Path, monkeypatch: pytest.Mo
         ("approved", 2, "owner"),
         ("rolled_back", 1, "owner"),
     ]
-    assert principle_history(deven, "deven") == principle_history(ctx, "deven")
+    # deven's history is the owner's, less the evidence that cites samuel's session.
+    (cited,) = v1.evidence  # samuel's session, as the owner sees it
+    owner_view = principle_history(ctx, "deven")
+    assert any(cited in (e.basis or {}).get("evidence", []) for e in owner_view)
+    assert principle_history(deven, "deven") == [
+        replace(e, basis={**e.basis, "evidence": [r for r in e.basis["evidence"] if r != cited]})
+        if e.basis and "evidence" in e.basis
+        else e
+        for e in owner_view
+    ]
 
     # Nothing was deleted, and the database refuses to change history.
     assert (count(ctx, "principle_version"), count(ctx, "principle_event")) == (2, 5)

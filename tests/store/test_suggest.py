@@ -91,8 +91,8 @@ def test_suggestions_wait_for_the_owner(ctx: Context, tmp_path: Path) -> None:
         suggest(member)
     with pytest.raises(AccessDenied):
         accept_suggestions(member, 0.5)
-    applied = accept_suggestions(ctx, 0.6)
-    assert [(m, round(c, 1) >= 0.6) for _, m, c in applied] == [("oliver", True)]
+    done = accept_suggestions(ctx, 0.6)
+    assert [(s.member, s.confidence >= 0.6) for s in done.applied] == [("oliver", True)]
     assert list_sessions(ctx, SessionFilter(status="unattributed")) == []
 
 

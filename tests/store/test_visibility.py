@@ -127,6 +127,7 @@ CALLS: dict[str, Callable[[Context], Any]] = {
     "viva_store.sessions.service.session_messages": per_member(
         lambda c, n: sessions.session_messages(c, native_id(n))
     ),
+    "viva_store.sessions.service.member_timeline": per_member(sessions.member_timeline),
     "viva_store.triage.suggest.suggest": suggest.suggest,
     "viva_store.principles.service.active_principles": principle_reader(
         marker, principles.active_principles, NAMES
@@ -158,6 +159,9 @@ CALLS: dict[str, Callable[[Context], Any]] = {
         lambda c, n: skill_project.project(c, n, f"work on {marker(n)}")
     ),
     "viva_store.skills.uses.read_skill": lambda c: skill_uses.read_skill(c, "code-review"),
+    "viva_store.skills.search.search_skills": per_member(
+        lambda c, n: skillset.search_skills(c, "review code", member=n)
+    ),
 }
 
 

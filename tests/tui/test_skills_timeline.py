@@ -40,9 +40,13 @@ def test_reclaim_a_forgotten_skill(app: VivaApp, demo_ctx: Context) -> None:
     async def script(pilot: Pilot[None]) -> None:
         pane = await open_skills(pilot, "deven")
         select(pane, skill)
+        # The demo store's own numbers (config.toml: half-life 4 sessions, protection 3).
+        assert "every 4 of the member's sessions" in pane.help_text()
+        assert "less than 3 sessions ago" in pane.help_text()
         await pilot.press("r")
         await pilot.pause()
         assert isinstance(pilot.app.screen, ConfirmModal)
+        assert "protected for 3 sessions" in pilot.app.screen.detail
         await pilot.press("y")
         await settle(pilot)
         assert pane.rows[skill].status == "protected"
@@ -59,7 +63,11 @@ def test_change_a_skills_track(app: VivaApp, demo_ctx: Context) -> None:
     async def script(pilot: Pilot[None]) -> None:
         pane = await open_skills(pilot, "deven")
         select(pane, skill)
-        await pilot.press("t", "y")
+        await pilot.press("t")
+        await pilot.pause()
+        assert isinstance(pilot.app.screen, ConfirmModal)
+        assert "half-life 4 sessions on the session track" in pilot.app.screen.detail
+        await pilot.press("y")
         await settle(pilot)
 
     drive(app, script)

@@ -2,9 +2,9 @@
 
 One engine per process, made by :func:`make_engine` when a store is opened,
 never at import time. On SQLite every connection gets WAL, foreign keys, a
-busy timeout and recursive triggers (so a REPLACE conflict clause fires the
-append-only ``DELETE`` guards); write transactions start with
-``BEGIN IMMEDIATE`` so the write lock is taken up front rather than upgraded
+busy timeout and recursive triggers (the append-only guards refuse a REPLACE
+with or without them, see :mod:`viva_store.db.guards`); write transactions start
+with ``BEGIN IMMEDIATE`` so the write lock is taken up front rather than upgraded
 half-way, which is what makes "database is locked" retryable.
 
 On PostgreSQL a write transaction takes the same one lock up front: a
@@ -153,7 +153,7 @@ def damage(exc: DatabaseError) -> StoreError | None:
             f"the store is damaged ({reason}): restore a backup, or move the file away"
             " to start a new store"
         )
-    if "readonly database" in text or "read-only" in text:
+    if "readonly database" in text:  # SQLite's; a read-only transaction is a bug, not this
         return StoreError(f"the store is read-only ({reason}): it can be read, not changed")
     return None
 

@@ -7,7 +7,7 @@ table, the table's own name in capitals. SQLModel is not used: no query needs it
 and importing it (pydantic) cost every ``viva`` command about a quarter of a second.
 
 :data:`APPEND_ONLY` lists the tables whose rows are never updated or deleted (DESIGN
-I3); their guards are triggers in the database (:mod:`viva_store.db.guards`).
+I3) but by the redaction upgrade; their guards are triggers (:mod:`viva_store.db.guards`).
 """
 
 from __future__ import annotations
@@ -33,8 +33,22 @@ INSTANT = DateTime(timezone=True)
 """Every instant Viva stores is timezone-aware (UTC)."""
 
 
+_APPEND_ONLY: list[str] = []
+
+
 def _table(name: str, *columns: Column[Any]) -> Table:
     return Table(name, METADATA, *columns)
+
+
+def _append_only(name: str, *columns: Column[Any]) -> Table:
+    """A log: a table whose rows are never updated or deleted (listed in :data:`APPEND_ONLY`)."""
+    _APPEND_ONLY.append(name)
+    return _table(name, *columns)
+
+
+def _versioned(name: str, *columns: Column[Any]) -> Table:
+    """A log whose rows remember the rule-set version that redacted them (``''``: unknown)."""
+    return _append_only(name, *columns, Column("ruleset", String, nullable=False, default=""))
 
 
 # --- members: identity, grants, launches ---------------------------------------------
@@ -72,7 +86,7 @@ MEMBER_GRANT = _table(  # lets a member act through Viva; only the token's hash
     Column("expires_at", INSTANT),
     Column("note", String, nullable=False, default=""),
 )
-GRANT_REVOCATION = _table(  # revoking is an event; the grant row never changes
+GRANT_REVOCATION = _append_only(  # revoking is an event; the grant row never changes
     "grant_revocation",
     Column("id", Integer, primary_key=True),
     Column("grant_id", String, ForeignKey("member_grant.id"), nullable=False, index=True),
@@ -140,7 +154,7 @@ SESSION = _table(  # derived from its messages and source files
     Column("imported_at", INSTANT, nullable=False),
     Column("updated_at", INSTANT, nullable=False),
 )
-MESSAGE = _table(  # one redacted transcript item (append-only, I3)
+MESSAGE = _versioned(  # one redacted transcript item (append-only, I3)
     "message",
     Column("id", Integer, primary_key=True),
     Column("session_id", String, ForeignKey("session.id"), nullable=False),
@@ -157,7 +171,6 @@ MESSAGE = _table(  # one redacted transcript item (append-only, I3)
     Column("model", String),
     Column("kind", String, nullable=False, default=""),
     Column("raw", JSON),
-    Column("ruleset", String, nullable=False, default=""),
 )
 USAGE = _table(  # tokens of one model response, once per (harness, usage key)
     "usage",
@@ -172,7 +185,7 @@ USAGE = _table(  # tokens of one model response, once per (harness, usage key)
     Column("reasoning_tokens", BigInteger, nullable=False, default=0),
     Column("model", String),
 )
-QUARANTINE = _table(  # a line that could not be used, kept redacted with where and why
+QUARANTINE = _versioned(  # a line that could not be used, kept redacted with where and why
     "quarantine",
     Column("id", Integer, primary_key=True),
     Column("run_id", String, nullable=False),
@@ -183,10 +196,9 @@ QUARANTINE = _table(  # a line that could not be used, kept redacted with where 
     Column("length", BigInteger, nullable=False, default=0),
     Column("reason", String, nullable=False),
     Column("raw", String, nullable=False, default=""),
-    Column("ruleset", String, nullable=False, default=""),
     Column("at", INSTANT, nullable=False),
 )
-REDACTION = _table(  # which rule fired where, never the value
+REDACTION = _append_only(  # which rule fired where, never the value
     "redaction",
     Column("id", Integer, primary_key=True),
     Column("run_id", String, nullable=False),
@@ -197,8 +209,9 @@ REDACTION = _table(  # which rule fired where, never the value
     Column("rule", String, nullable=False),
     Column("position", Integer, nullable=False),
     Column("ruleset", String, nullable=False),
+    Column("record", String),  # "<table>:<key>" of a record no other column names
 )
-IMPORT_RUN = _table(  # one run of the importer: when, what, counts, problems
+IMPORT_RUN = _versioned(  # one run of the importer: when, what, counts, problems
     "import_run",
     Column("id", String, primary_key=True),
     Column("started_at", INSTANT, nullable=False),
@@ -209,7 +222,7 @@ IMPORT_RUN = _table(  # one run of the importer: when, what, counts, problems
 )
 
 # --- triage: the owner's decisions and the attribution derived from them ----------------
-CLASSIFICATION = _table(  # member | nobody | unclassify | execution, by the owner or a launch
+CLASSIFICATION = _versioned(  # member | nobody | unclassify | execution, by the owner or a launch
     "classification",
     Column("id", Integer, primary_key=True),
     Column("session_id", String, ForeignKey("session.id"), nullable=False, index=True),
@@ -236,7 +249,7 @@ STORE_META = _table(  # facts about the store (created_at starts the trial month
     Column("key", String, primary_key=True),
     Column("value", String, nullable=False),
 )
-SKILL_EVENT = _table(  # the log every weight is derived from (kinds: skills.events)
+SKILL_EVENT = _append_only(  # the log every weight is derived from (kinds: skills.events)
     "skill_event",
     Column("id", Integer, primary_key=True),
     Column("member", String, ForeignKey("member.name"), nullable=False),
@@ -287,7 +300,7 @@ PRINCIPLE = _table(  # a norm of one member; its wording lives in its versions
     Column("member", String, ForeignKey("member.name"), nullable=False, index=True),
     Column("created_at", INSTANT, nullable=False),
 )
-PRINCIPLE_VERSION = _table(  # a proposed wording (a candidate), never changed
+PRINCIPLE_VERSION = _versioned(  # a proposed wording (a candidate), never changed
     "principle_version",
     Column("id", String, primary_key=True),
     Column("principle_id", String, ForeignKey("principle.id"), nullable=False, index=True),
@@ -300,7 +313,7 @@ PRINCIPLE_VERSION = _table(  # a proposed wording (a candidate), never changed
     Column("replaces_version", Integer),
     Column("created_at", INSTANT, nullable=False),
 )
-PRINCIPLE_EVENT = _table(  # proposed, batched, approved, rejected, deferred, rolled back...
+PRINCIPLE_EVENT = _versioned(  # proposed, batched, approved, rejected, deferred, rolled back...
     "principle_event",
     Column("id", Integer, primary_key=True),
     Column("principle_id", String, ForeignKey("principle.id"), nullable=False, index=True),
@@ -313,7 +326,7 @@ PRINCIPLE_EVENT = _table(  # proposed, batched, approved, rejected, deferred, ro
     Column("at", INSTANT, nullable=False),
     Column("basis", JSON),
 )
-PRINCIPLE_BATCH = _table(  # the coordinator's weekly gathering of candidates
+PRINCIPLE_BATCH = _versioned(  # the coordinator's weekly gathering of candidates
     "principle_batch",
     Column("id", String, primary_key=True),
     Column("week", String, nullable=False, index=True),
@@ -336,7 +349,7 @@ RECALL_SESSION = _table(  # per-session recall facts (importance, indexed title)
     Column("importance", Float, nullable=False, default=0.0),
     Column("reason", String, nullable=False, default=""),
 )
-RECALL_MARK = _table(  # a marked importance (None: back to derived)
+RECALL_MARK = _versioned(  # a marked importance (None: back to derived)
     "recall_mark",
     Column("id", Integer, primary_key=True),
     Column("session_id", String, ForeignKey("session.id"), nullable=False, index=True),
@@ -350,7 +363,7 @@ RECALL_STATE = _table(  # how far derived recall data was brought (last message 
     Column("name", String, primary_key=True),
     Column("value", BigInteger, nullable=False, default=0),
 )
-ENGAGEMENT_EVENT = _table(  # one change of one field of a member's engagement state
+ENGAGEMENT_EVENT = _versioned(  # one change of one field of a member's engagement state
     "engagement_event",
     Column("id", Integer, primary_key=True),
     Column("member", String, ForeignKey("member.name"), nullable=False, index=True),
@@ -365,18 +378,23 @@ ENGAGEMENT_EVENT = _table(  # one change of one field of a member's engagement s
     Column("note", String, nullable=False, default=""),
 )
 
-
-APPEND_ONLY: tuple[str, ...] = (
-    "grant_revocation",
-    "message",
-    "quarantine",
-    "redaction",
-    "import_run",
-    "classification",
-    "skill_event",
-    "principle_version",
-    "principle_event",
-    "principle_batch",
-    "recall_mark",
-    "engagement_event",
+# --- redaction upgrades: the permit the guards admit, one event per transaction -----------
+REDACT_PERMIT = _table(  # held (on PostgreSQL by its transaction) while an upgrade rewrites
+    "redact_permit",
+    Column("table_name", String, primary_key=True),
+    Column("ruleset", String, nullable=False),
+    Column("txid", BigInteger),
 )
+REDACTION_UPGRADE = _append_only(  # one transaction of a redaction upgrade: what it re-checked
+    "redaction_upgrade",
+    Column("id", Integer, primary_key=True),
+    Column("run_id", String, nullable=False, index=True),
+    Column("table_name", String, nullable=False),
+    Column("ruleset", String, nullable=False),
+    Column("checked", Integer, nullable=False),
+    Column("changed", Integer, nullable=False),
+    Column("redactions", Integer, nullable=False),
+    Column("actor", String, nullable=False),
+    Column("at", INSTANT, nullable=False),
+)
+APPEND_ONLY: tuple[str, ...] = tuple(_APPEND_ONLY)

@@ -18,7 +18,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 from viva_store import clock
-from viva_store.access import OWNER
+from viva_store.access import OWNER, Actor, require_owner
 from viva_store.config import CONFIG_TEMPLATE, Config
 from viva_store.demo.content import HARNESSES, MODELS, OUTSIDE_PROMPTS, PROJECTS, WORK
 from viva_store.demo.harness_files import WRITERS, SessionSpec, Turn
@@ -149,9 +149,17 @@ def plan(now: datetime, rng: random.Random) -> list[Planned]:
 
 
 def build_demo(
-    home: Path, now: datetime | None = None, progress: Callable[[str], None] | None = None
+    home: Path,
+    now: datetime | None = None,
+    progress: Callable[[str], None] | None = None,
+    actor: Actor = OWNER,
 ) -> DemoReport:
-    """Build the demo store in ``home`` (which must be empty or absent)."""
+    """Build the demo store in ``home`` (which must be empty or absent).
+
+    Creating a store is the owner's job: ``actor`` acting under a member's grant is refused
+    before anything is written.
+    """
+    require_owner(actor, "build a demo store")
     say = progress or (lambda _m: None)
     now = now or clock.now()
     home.mkdir(parents=True, exist_ok=True)

@@ -36,6 +36,7 @@ from viva_store.engagement.rules import (
 from viva_store.errors import InvalidInput
 from viva_store.members.roster import get_member, member_names
 from viva_store.records import JsonRecord
+from viva_store.redact import RULESET_VERSION, redact_typed
 from viva_store.registry import reader
 from viva_store.store import Context
 
@@ -201,7 +202,7 @@ def state_history(
 def _clean(name: str, value: str) -> str:
     if name not in FIELDS:
         raise InvalidInput(f"unknown state field {name!r} (one of {', '.join(FIELDS)})")
-    value = " ".join(value.split())
+    value = redact_typed(" ".join(value.split()))
     if not value:
         raise InvalidInput(f"--{name} needs a value (use --clear {name} to return it to automatic)")
     if len(value) > MAX_VALUE:
@@ -233,6 +234,7 @@ def set_state(
     if not wanted and not clear:
         raise InvalidInput("give at least one of --domain, --project, --counterpart, --activity")
     now, actor = ctx.store.now(), _actor(ctx)
+    typed = {"note": redact_typed(note), "ruleset": RULESET_VERSION}
 
     def work(conn: Connection) -> EngagementState:
         latest = _latest(conn, member)
@@ -269,7 +271,7 @@ def set_state(
         if events:
             conn.execute(
                 insert(ENGAGEMENT_EVENT),
-                [{**e, "member": member, "actor": actor, "at": now, "note": note} for e in events],
+                [{**e, **typed, "member": member, "actor": actor, "at": now} for e in events],
             )
         return current_state(conn, member)
 

@@ -10,6 +10,8 @@
   there, and a journal left by a crashed run lets ``viva launch --repair`` do it later.
 * :mod:`~viva_store.launch.records` — the plan a dry run prints, the result a launch
   leaves (plain frozen records).
+* :mod:`~viva_store.launch.register` — ``viva mcp`` registered in the harness for the
+  session only: flags on its command line, no file written.
 * :mod:`~viva_store.launch.process` — runs the harness in the foreground, passing
   SIGTERM/SIGHUP on to it, so the caller's ``finally`` always restores.
 """

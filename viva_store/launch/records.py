@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from viva_store.launch.register import McpRegistration
 from viva_store.records import ExecutionRecord, JsonRecord
 from viva_store.skills.records import Projection
 
@@ -28,10 +29,14 @@ class LaunchPlan(JsonRecord):
     block: str
     warnings: tuple[str, ...]
     problems: tuple[str, ...]
+    mcp: McpRegistration
+    """How ``viva mcp`` is registered in the harness for this session (its flags are in
+    ``command``)."""
 
     def to_json(self) -> dict[str, Any]:
         out = JsonRecord.to_json(self)
         out["projection"] = self.projection.to_json()
+        out["mcp"] = self.mcp.to_json()
         return out
 
 

@@ -20,7 +20,21 @@ from dataclasses import dataclass
 from typing import Any
 
 from viva_store.launch.blocks import BEGIN, END
+from viva_store.launch.register import SERVER
 from viva_store.records import MemberRecord
+
+MCP_TOOLS = (
+    "recall",
+    "skill_search",
+    "skill_show",
+    "skill_use",
+    "state_get",
+    "state_set",
+    "principle_propose",
+    "timeline",
+    "session_show",
+)
+"""The tools ``viva mcp`` serves, as the block names them (a test keeps the two equal)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,6 +226,10 @@ def _callbacks(view: LaunchView) -> list[str]:
         f'- `{v} principle propose {m} --text "..." --rationale "..." '
         "[--evidence SESSION_ID]` — suggest a norm; only the owner approves it.",
         "",
+        f"The same calls are tools of this session's `{SERVER}` MCP server: "
+        + ", ".join(f"`{name}`" for name in MCP_TOOLS)
+        + " (JSON results; the same grant).",
+        "",
         "The files Viva projected (this block and the skill folders above) vanish when "
         "the session ends; do not commit them.",
         "",
@@ -219,13 +237,18 @@ def _callbacks(view: LaunchView) -> list[str]:
 
 
 def command(
-    layout: Layout, executable: str, session_id: str | None, args: Sequence[str]
+    layout: Layout,
+    executable: str,
+    session_id: str | None,
+    viva_args: Sequence[str],
+    args: Sequence[str],
 ) -> list[str]:
-    """The harness's argv: its own session id first when it accepts one, then ``args``."""
+    """The harness's argv: its own session id first when it accepts one, then Viva's own
+    flags (the MCP server's registration), then the user's ``args``."""
     argv = [executable]
     if layout.session_flag and session_id:
         argv += [layout.session_flag, session_id]
-    return [*argv, *args]
+    return [*argv, *viva_args, *args]
 
 
 def shell_line(env: Mapping[str, str], argv: Sequence[str]) -> str:

@@ -9,7 +9,7 @@ projection → session → recovery → attribution → skill uses → weights:
    with the session id Viva passes as ``--session-id``, so attribution is exact;
 3. the projection is written into the harness's places (:mod:`viva_store.launch`) and
    the harness runs in the foreground with ``VIVA_GRANT``, ``VIVA_MEMBER`` and
-   ``VIVA_EXECUTION`` in its environment;
+   ``VIVA_EXECUTION`` in its environment and ``viva mcp`` registered on its command line;
 4. on exit, whatever the exit: the user's files are restored, the execution is finished
    (exit status → outcome) and the grant revoked; then that harness's files are
    imported, which attributes the session by the execution record and credits the
@@ -23,7 +23,6 @@ from __future__ import annotations
 import os
 import shlex
 import shutil
-import sys
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -38,6 +37,7 @@ from viva_store.importing.pipeline import ImportSummary, run_import
 from viva_store.launch import files
 from viva_store.launch.process import Guard
 from viva_store.launch.records import LaunchPlan, LaunchResult, Repaired
+from viva_store.launch.register import registration, viva_argv, viva_command
 from viva_store.launch.render import LAYOUTS, LaunchView, Layout, SkillDoc, command, render
 from viva_store.launch.render import shell_line as _shell
 from viva_store.members.executions import finish_execution, get_execution, start_execution
@@ -100,16 +100,6 @@ def executable(ctx: Context, lay: Layout, env: Mapping[str, str]) -> tuple[str |
         f"{lay.executable} is not on PATH; install it or set [launch] {lay.harness} = "
         f'"/path/to/{lay.executable}" in {config.home / "config.toml"}'
     )
-
-
-def viva_command(env: Mapping[str, str]) -> str:
-    """How the member calls Viva back: ``viva`` when it is on the harness's PATH."""
-    if shutil.which("viva", path=env.get("PATH", os.defpath)):
-        return "viva"
-    script = Path(sys.argv[0])
-    if script.name == "viva" and script.is_file():
-        return shlex.quote(str(script.absolute()))
-    return f"{shlex.quote(sys.executable)} -m viva_tui.cli"
 
 
 def command_line(member: str, harness: str, task: str = "", cwd: str | None = None) -> str:
@@ -189,7 +179,8 @@ def _plan(
         view = _view(ctx, lay, member, p, ids["VIVA_EXECUTION"], kept)
         planned, _ = files.plan(where, render(view))
     env = {**ids, "VIVA_MEMBER": member}
-    argv = command(lay, program or lay.executable, ids.get("session"), args)
+    mcp = registration(harness, viva_argv(os.environ))
+    argv = command(lay, program or lay.executable, ids.get("session"), mcp.harness_args, args)
     env_shown = {k: env[k] for k in ("VIVA_GRANT", "VIVA_MEMBER", "VIVA_EXECUTION")}
     plan = LaunchPlan(
         member=member,
@@ -207,6 +198,7 @@ def _plan(
         block=render(view).block,
         warnings=tuple(warnings),
         problems=tuple(blockers),
+        mcp=mcp,
     )
     return plan, view
 

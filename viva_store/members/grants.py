@@ -22,6 +22,7 @@ from viva_store.access import OWNER, Actor, member_actor, member_scope, require_
 from viva_store.clock import as_utc
 from viva_store.errors import GrantRefused, InvalidInput, NotFound
 from viva_store.records import GrantRecord, IssuedGrant
+from viva_store.redact import redact_typed
 from viva_store.members.roster import get_member
 from viva_store.registry import reader
 from viva_store.store import Context, Store
@@ -66,7 +67,7 @@ def issue_grant(
                 token_hash=_hash(token),
                 created_at=now,
                 expires_at=expires,
-                note=note,
+                note=redact_typed(note),
             )
         )
     )

@@ -31,6 +31,7 @@ from viva_store.principles.state import (
     RETIRED,
     ROLLED_BACK,
 )
+from viva_store.redact import RULESET_VERSION, redact_typed
 from viva_store.store import Context
 
 OWNER_NAME = "owner"
@@ -120,17 +121,19 @@ def _event(
     reason: str = "",
     basis: dict[str, Any] | None = None,
 ) -> None:
+    """Record one of the owner's decisions; what the owner typed is redacted first."""
     conn.execute(
         insert(PRINCIPLE_EVENT).values(
             principle_id=item.id,
             version_id=version_id,
             action=action,
             actor=OWNER_NAME,
-            text=text,
-            reason=reason,
+            text=redact_typed(text),
+            reason=redact_typed(reason),
             batch_id=None,
             at=at,
             basis=basis,
+            ruleset=RULESET_VERSION,
         )
     )
 
@@ -158,7 +161,7 @@ def approve(
     changed since it was proposed.
     """
     require_owner(ctx.actor, "approve principles")
-    edited = text.strip() if text is not None else None
+    edited = redact_typed(text).strip() if text is not None else None
     if edited is not None and not edited:
         raise InvalidInput("--text is empty; leave it out to approve the proposed wording")
     if edited is not None and len(edited) > MAX_TEXT:

@@ -1,7 +1,8 @@
 """Reading principles, their versions and events in one transaction, within scope.
 
 Every query carries :func:`~viva_store.access.member_scope` on ``principle.member``:
-a member-scoped call loads only its own member's principles (DESIGN I5).
+a member-scoped call loads only its own member's principles (DESIGN I5), and of their
+evidence only the sessions it may see (the coordinator cites its own sessions).
 """
 
 from __future__ import annotations
@@ -21,25 +22,61 @@ from viva_store.principles.records import (
     PrincipleRecord,
 )
 from viva_store.principles.state import (
+    APPROVED,
     OPEN,
     PROPOSED,
+    RETIRED,
+    ROLLED_BACK,
     Event,
     State,
     approved_wording,
     fold,
 )
+from viva_store.sessions.service import visible_session_ids
 from viva_store.store import Context
 
 
 @dataclass(frozen=True, slots=True)
 class Loaded:
-    """One principle with its versions (by id), its events (log order) and folded state."""
+    """One principle with its versions (by id), its events (log order) and folded state.
+
+    ``hidden`` are the evidence references (``SESSION`` or ``SESSION#SEQ``) the caller may
+    not see; every record made from this item leaves them out.
+    """
 
     id: str
     member: str
     versions: dict[str, Any]
     events: tuple[Event, ...]
     state: State
+    hidden: frozenset[str] = frozenset()
+
+    def shown(self, evidence: Iterable[str]) -> tuple[list[str], int]:
+        """The evidence the caller may see, and how many references are left out."""
+        refs = list(evidence)
+        kept = [ref for ref in refs if ref not in self.hidden]
+        return kept, len(refs) - len(kept)
+
+    def wordings(self) -> dict[int, str | None]:
+        """Per event id, the wording it is about (see ``PrincipleEventRecord.wording``)."""
+        approved: dict[int, str] = {}
+        in_force: str | None = None
+        out: dict[int, str | None] = {}
+        for ev in self.events:
+            row = self.version_row(ev.version) if ev.version is not None else None
+            wording: str | None = row.text if row is not None else None
+            if ev.action == APPROVED and ev.version is not None:
+                wording = ev.text or wording
+                if wording is not None:
+                    approved[ev.version] = wording
+                in_force = wording
+            elif ev.action == ROLLED_BACK and ev.version is not None:
+                wording = ev.text or approved.get(ev.version) or wording
+                in_force = wording
+            elif ev.action == RETIRED:
+                wording, in_force = in_force, None
+            out[ev.id] = wording
+        return out
 
     def version_row(self, number: int) -> Any | None:
         """The version row numbered ``number``."""
@@ -130,9 +167,31 @@ def load(
                 basis=row.basis,
             )
         )
+    hidden = _hidden_evidence(conn, ctx, versions, events)
     return [
-        Loaded(pid, heads[pid], versions[pid], tuple(events[pid]), fold(events[pid])) for pid in ids
+        Loaded(pid, heads[pid], versions[pid], tuple(events[pid]), fold(events[pid]), hidden)
+        for pid in ids
     ]
+
+
+def _cited(basis: dict[str, Any] | None) -> list[str]:
+    refs = (basis or {}).get("evidence")
+    return [r for r in refs if isinstance(r, str)] if isinstance(refs, list) else []
+
+
+def _hidden_evidence(
+    conn: Connection,
+    ctx: Context,
+    versions: dict[str, dict[str, Any]],
+    events: dict[str, list[Event]],
+) -> frozenset[str]:
+    """The evidence references of these principles that cite a session the actor cannot see."""
+    if ctx.actor.is_owner:
+        return frozenset()
+    refs = {ref for rows in versions.values() for row in rows.values() for ref in row.evidence}
+    refs |= {ref for evs in events.values() for ev in evs for ref in _cited(ev.basis)}
+    seen = visible_session_ids(conn, ctx, {ref.partition("#")[0] for ref in refs})
+    return frozenset(ref for ref in refs if ref.partition("#")[0] not in seen)
 
 
 def active_record(item: Loaded) -> PrincipleRecord | None:
@@ -143,6 +202,7 @@ def active_record(item: Loaded) -> PrincipleRecord | None:
     row = item.version_row(state.active)
     if row is None:
         return None
+    evidence, hidden = item.shown(row.evidence)
     return PrincipleRecord(
         id=item.id,
         member=item.member,
@@ -150,12 +210,13 @@ def active_record(item: Loaded) -> PrincipleRecord | None:
         version_id=row.id,
         text=approved_wording(state, state.active, row.text),
         rationale=row.rationale,
-        evidence=tuple(row.evidence),
+        evidence=tuple(evidence),
         proposed_by=row.proposed_by,
         week=row.week,
         approved_at=state.active_event.at,
         activated_by=state.active_event.action,
         event_id=state.active_event.id,
+        evidence_hidden=hidden,
     )
 
 
@@ -176,6 +237,7 @@ def candidates(items: list[Loaded]) -> list[CandidateRecord]:
             for dup in dups:
                 if dup in rows:
                     evidence += [e for e in rows[dup].evidence if e not in evidence]
+            evidence, hidden = item.shown(evidence)
             out.append(
                 CandidateRecord(
                     id=vid,
@@ -196,13 +258,22 @@ def candidates(items: list[Loaded]) -> list[CandidateRecord]:
                     merged=tuple(dups),
                     proposed_at=as_utc(row.created_at),
                     proposal_event=item.proposal_event(vid),
+                    evidence_hidden=hidden,
                 )
             )
     return out
 
 
+def _shown_basis(item: Loaded, basis: dict[str, Any] | None) -> dict[str, Any] | None:
+    """``basis`` with the evidence the caller may not see left out."""
+    if basis is None or not item.hidden or "evidence" not in basis:
+        return basis
+    return {**basis, "evidence": item.shown(_cited(basis))[0]}
+
+
 def event_records(items: list[Loaded]) -> list[PrincipleEventRecord]:
     """Every event of ``items`` as records, oldest first."""
+    wordings = {ev_id: w for item in items for ev_id, w in item.wordings().items()}
     events = [
         PrincipleEventRecord(
             id=ev.id,
@@ -216,7 +287,8 @@ def event_records(items: list[Loaded]) -> list[PrincipleEventRecord]:
             reason=ev.reason,
             batch_id=ev.batch_id,
             at=ev.at,
-            basis=ev.basis,
+            basis=_shown_basis(item, ev.basis),
+            wording=wordings.get(ev.id),
         )
         for item in items
         for ev in item.events

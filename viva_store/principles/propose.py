@@ -22,7 +22,8 @@ from viva_store.members.roster import get_member
 from viva_store.principles.load import Loaded, candidates, load, lock
 from viva_store.principles.records import CandidateRecord
 from viva_store.principles.state import PROPOSED, iso_week
-from viva_store.sessions.service import resolve_ids
+from viva_store.redact import RULESET_VERSION, redact_typed
+from viva_store.sessions.service import resolve_ids, visible_session_ids
 from viva_store.store import Context
 
 MAX_TEXT = 2000
@@ -48,7 +49,8 @@ def require_proposer(ctx: Context, member: str) -> None:
 
 
 def _clean(value: str, what: str) -> str:
-    value = value.strip()
+    """What was typed, redacted and trimmed; refused when empty or too long."""
+    value = redact_typed(value).strip()
     if not value:
         raise InvalidInput(f"{what} is empty")
     if len(value) > MAX_TEXT:
@@ -146,6 +148,7 @@ def propose(
                 week=iso_week(now),
                 replaces_version=state.active if state else None,
                 created_at=now,
+                ruleset=RULESET_VERSION,
             )
         )
         basis: dict[str, Any] = {"active_event_id": active_event, "evidence": cited}
@@ -160,6 +163,7 @@ def propose(
                 batch_id=None,
                 at=now,
                 basis=basis,
+                ruleset=RULESET_VERSION,
             )
         )
         return vid
@@ -179,4 +183,10 @@ def candidate(ctx: Context, version_id: str) -> CandidateRecord:
     record = found[0]
     if not can_see_member(ctx.actor, record.member):
         record = replace(record, active_text=None)
+    if not ctx.actor.is_owner:  # merged duplicates may cite sessions the proposer cannot see
+        sids = {ref.partition("#")[0] for ref in record.evidence}
+        seen = ctx.store.read(lambda c: visible_session_ids(c, ctx, sids))
+        shown = tuple(ref for ref in record.evidence if ref.partition("#")[0] in seen)
+        hidden = record.evidence_hidden + len(record.evidence) - len(shown)
+        record = replace(record, evidence=shown, evidence_hidden=hidden)
     return record

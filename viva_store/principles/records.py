@@ -16,6 +16,7 @@ class PrincipleRecord(JsonRecord):
     ``text`` is the owner's wording when the approval edited it, else the proposed text.
     ``approved_at`` is when this version became active (its approval, or the rollback that
     re-activated it); ``activated_by`` says which (``approved`` | ``rolled_back``).
+    ``evidence`` lists only sessions the caller may see; ``evidence_hidden`` counts the rest.
     """
 
     id: str
@@ -30,6 +31,7 @@ class PrincipleRecord(JsonRecord):
     approved_at: datetime
     activated_by: str
     event_id: int
+    evidence_hidden: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,7 +39,8 @@ class CandidateRecord(JsonRecord):
     """A proposed version (a candidate) as the queue shows it.
 
     ``status``: pending | deferred | approved | rejected | merged. ``evidence`` lists the
-    candidate's own evidence followed by that of duplicates merged into it. ``active_text``
+    candidate's own evidence followed by that of duplicates merged into it, as far as the
+    caller may see those sessions (``evidence_hidden`` counts the others). ``active_text``
     is the member's wording in force for this principle (for a diff), ``stale`` whether the
     active version changed since the candidate was proposed (approval would be refused).
     ``proposal_event`` is the id of its ``proposed`` event: the log's order of proposals.
@@ -61,11 +64,18 @@ class CandidateRecord(JsonRecord):
     merged: tuple[str, ...]
     proposed_at: datetime
     proposal_event: int
+    evidence_hidden: int = 0
 
 
 @dataclass(frozen=True, slots=True)
 class PrincipleEventRecord(JsonRecord):
-    """One decision event of a principle (append-only), oldest first in a history."""
+    """One decision event of a principle (append-only), oldest first in a history.
+
+    ``text`` is what the event itself stored (an approval's edited wording, a rollback's
+    restored wording); ``wording`` is the version's wording the event is about: the
+    proposal's text, the wording approved or restored, the wording a retirement ended.
+    ``basis`` cites only evidence the caller may see.
+    """
 
     id: int
     principle_id: str
@@ -79,6 +89,7 @@ class PrincipleEventRecord(JsonRecord):
     batch_id: str | None
     at: datetime
     basis: dict[str, Any] | None
+    wording: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,8 +12,9 @@ SQLite
     newest-first searches read the first hits and stop. It is filled in bulk
     after an import (``INSERT … SELECT`` of every message past a watermark,
     chunked), never by a trigger row by row; ``message`` is append-only, so
-    nothing indexed ever has to be removed. Empty texts (tool calls, tool
-    results) are not indexed.
+    nothing indexed has to be removed but a text the redaction upgrade rewrote
+    (``fts_keys.reindex_rewritten``). Empty texts (tool calls, tool results)
+    are not indexed.
     ``recall_title_fts``: FTS5 over ``recall_session.title`` (rowid =
     ``recall_session.key``), changed row by row when a title changes.
     Indexing is done by :mod:`viva_store.recall.index`, lazily: the

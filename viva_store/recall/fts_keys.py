@@ -24,9 +24,10 @@ a match reads a narrow ``recall_message`` row instead of the message row.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from datetime import UTC, datetime
 
-from sqlalchemy import Connection, text
+from sqlalchemy import Connection, bindparam, text
 
 from viva_store.recall.fts import MESSAGE_FTS, TOKENIZE
 
@@ -200,6 +201,37 @@ def trusted_bound(last_key: int, complete: bool) -> int | None:
     if complete or last_key < 0:  # below 0: untimed messages, in id order after every timed one
         return None
     return last_key * 1_000_000
+
+
+def reindex_rewritten(conn: Connection, changes: Sequence[tuple[int, str, str]]) -> int:
+    """Re-index messages whose text the redaction upgrade rewrote: ``(message id, old text,
+    new text)`` each, given before the index is asked again. A contentless index forgets a
+    text only when told the very words it was given; returns how many were re-indexed."""
+    texts = {mid: (old, new) for mid, old, new in changes}
+    done = 0
+    for start in range(0, len(texts), 500):
+        ids = list(texts)[start : start + 500]
+        keyed = conn.execute(
+            text(f"SELECT key, message_id FROM {KEYS} WHERE message_id IN :ids").bindparams(
+                bindparam("ids", expanding=True)
+            ),
+            {"ids": ids},
+        )
+        for key, mid in list(keyed):
+            old, new = texts[mid]
+            conn.execute(
+                text(
+                    f"INSERT INTO {MESSAGE_FTS}({MESSAGE_FTS}, rowid, text) "
+                    "VALUES ('delete', :k, :t)"
+                ),
+                {"k": key, "t": old},
+            )
+            conn.execute(
+                text(f"INSERT INTO {MESSAGE_FTS}(rowid, text) VALUES (:k, :t)"),
+                {"k": key, "t": new},
+            )
+            done += 1
+    return done
 
 
 def clear(conn: Connection) -> None:

@@ -50,6 +50,7 @@ from viva_store.recall.walk import (
     newest_keyed,
     windows,
 )
+from viva_store.redact import RULESET_VERSION, redact_typed
 from viva_store.registry import reader
 from viva_store.sessions.service import resolve_ids
 from viva_store.store import Context
@@ -367,7 +368,12 @@ def mark_importance(ctx: Context, ref: str, value: float | None, note: str = "")
         sid = resolve_ids(conn, ctx, ref)
         conn.execute(
             insert(RECALL_MARK).values(
-                session_id=sid, importance=value, actor="owner", at=now, note=note
+                session_id=sid,
+                importance=value,
+                actor="owner",
+                at=now,
+                note=redact_typed(note),
+                ruleset=RULESET_VERSION,
             )
         )
         conn.execute(

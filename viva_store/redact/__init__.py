@@ -4,8 +4,9 @@ A pure module: no I/O, no database. :func:`redacted` replaces every secret in
 a string that is about to be stored or shown with ``[REDACTED:<rule-id>]``;
 :func:`redact_text` does the same and also returns a ledger of hits (rule and
 position, never the value); :func:`redact_obj` does it for every string inside
-decoded JSON. :func:`ruleset_version` names the rules a record was redacted
-with. The built-in rules are Viva's own and gitleaks' defaults;
+decoded JSON; :func:`redact_typed` for what a person types.
+:func:`ruleset_version` names the rules a record was redacted with. The built-in
+rules are Viva's own and gitleaks' defaults;
 :func:`settings_from_config` reads a user's ``[redact]`` table and
 :func:`configure` puts it in force.
 """
@@ -28,6 +29,7 @@ from viva_store.redact.ruleset import (
     settings_from_config,
 )
 from viva_store.redact.settings import RedactSettings, UserRule
+from viva_store.redact.typed import redact_typed
 
 __all__ = [
     "GITLEAKS_SOURCE",
@@ -45,6 +47,7 @@ __all__ = [
     "may_hold_secret",
     "redact_obj",
     "redact_text",
+    "redact_typed",
     "redacted",
     "ruleset_version",
     "settings_from_config",

@@ -7,21 +7,24 @@ filter applied afterwards.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Connection, Select, func, or_, select
 
-from viva_store.access import member_scope
+from viva_store.access import member_scope, require_self_or_owner
 from viva_store.clock import as_utc
-from viva_store.db.schema import ATTRIBUTION, MESSAGE, SESSION
+from viva_store.db.schema import ATTRIBUTION, MEMBER, MESSAGE, SESSION
 from viva_store.errors import InvalidInput, NotFound
 from viva_store.importing.prepare import session_id
 from viva_store.records import JsonRecord, MessageRecord, SessionRecord
 from viva_store.registry import reader
 from viva_store.store import Context
+
+if TYPE_CHECKING:
+    from viva_store.sessions.records import TimelineItem
 
 STATUSES = ("unattributed", "attributed", "nobody")
 TOKENS = (
@@ -88,10 +91,23 @@ def _record(row: Any) -> SessionRecord:
     )
 
 
+def check_member(ctx: Context, member: str, action: str) -> None:
+    """Refuse a member name that is not on the roster (names are exact: ``deven``, never
+    ``Deven``), and another member's data under a member's grant."""
+    known = ctx.store.read(
+        lambda c: c.execute(select(MEMBER.c.name).where(MEMBER.c.name == member)).first()
+    )
+    if known is None:
+        raise NotFound(f"no member named {member!r} (see `viva members`)")
+    require_self_or_owner(ctx.actor, member, action)
+
+
 @reader
 def list_sessions(ctx: Context, flt: SessionFilter | None = None) -> list[SessionRecord]:
-    """Sessions, newest first, narrowed by ``flt``."""
+    """Sessions, newest first, narrowed by ``flt`` (an unknown ``member`` is refused)."""
     flt = flt or SessionFilter()
+    if flt.member is not None:
+        check_member(ctx, flt.member, "list the sessions")
     query = _base(ctx)
     if flt.status is not None:
         if flt.status not in STATUSES:
@@ -184,6 +200,17 @@ def resolve_ids(conn: Connection, ctx: Context, ref: str) -> str:
     raise InvalidInput(f"{ref!r} is ambiguous: {shown}; give more characters")
 
 
+def visible_session_ids(conn: Connection, ctx: Context, ids: Iterable[str]) -> set[str]:
+    """Which of these session ids the actor may see (the owner: every one that exists)."""
+    wanted = sorted(set(ids))
+    seen: set[str] = set()
+    base = _base(ctx).with_only_columns(SESSION.c.id)
+    for start in range(0, len(wanted), 500):
+        part = wanted[start : start + 500]
+        seen.update(conn.execute(base.where(SESSION.c.id.in_(part))).scalars())
+    return seen
+
+
 def resolve_many(conn: Connection, ctx: Context, refs: Sequence[str]) -> list[str]:
     """Like :func:`resolve_ids` for many refs: exact ids and native ids in bulk, prefixes singly.
 
@@ -265,3 +292,19 @@ def session_messages(
             for r in c.execute(query)
         ]
     )
+
+
+@reader
+def member_timeline(
+    ctx: Context,
+    member: str,
+    since: datetime | None = None,
+    limit: int | None = None,
+    kinds: Sequence[str] = ("session", "skill", "principle"),
+) -> list[TimelineItem]:
+    """``member``'s experience over time, newest first: its sessions from every harness,
+    its skill events and its principle decisions (``viva timeline``); ``kinds`` narrows."""
+    # Skills and principles read sessions through this module: they load on first use.
+    from viva_store.sessions.timeline import timeline
+
+    return timeline(ctx, member, since, limit, kinds)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import Connection, Float, String, func, insert
@@ -78,6 +78,11 @@ def skill_params(config_section: Mapping[str, Any]) -> SkillParams:
 def day_of(at: datetime) -> float:
     """Days since the Unix epoch, fractional: an instant's coordinate on the time track."""
     return (as_utc(at) - EPOCH).total_seconds() / 86400.0
+
+
+def instant_of_day(day: float) -> datetime:
+    """The instant at ``day`` on the time track (the inverse of :func:`day_of`), in UTC."""
+    return EPOCH + timedelta(days=day)
 
 
 def actor_name(member: str | None) -> str:

@@ -20,6 +20,7 @@ from viva_store.db.schema import SKILL
 from viva_store.errors import InvalidInput, NotFound
 from viva_store.frontmatter import split_front_matter
 from viva_store.records import SkillRecord
+from viva_store.redact import redact_typed
 from viva_store.registry import reader
 from viva_store.store import Context
 
@@ -72,9 +73,9 @@ def read_skill(folder: Path) -> SkillDef:
     derived = front.get("derived_from")
     if derived is not None and not isinstance(derived, str):
         raise InvalidInput(f"{path}: 'derived_from' must be a skill name")
-    return SkillDef(
-        name, description.strip(), body.strip() + "\n", tuple(tags), derived, str(folder)
-    )
+    # A skill file is typed by someone: a credential pasted into it is not stored.
+    description, body = redact_typed(description.strip()), redact_typed(body.strip())
+    return SkillDef(name, description, body + "\n", tuple(tags), derived, str(folder))
 
 
 def read_library(folder: Path) -> tuple[list[SkillDef], list[str]]:

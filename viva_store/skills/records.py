@@ -79,7 +79,9 @@ class SkillCurve(JsonRecord):
     track); ``a_now`` is now on that axis. ``points`` and ``projection`` are ``[a, weight]``
     pairs, ``marks`` are ``[a, kind, value]`` (enter, use, revalue). ``crosses_at``: where
     the weight falls below ``forget_below``; ``forget_due_at``: the earliest position the
-    low-weight rule could forget it (None: never, e.g. a native skill).
+    low-weight rule could forget it (None: never, e.g. a native skill). On the time track
+    ``now``, ``crosses_on`` and ``forget_due_on`` are those positions as instants (None on
+    the session track, whose future sessions have no date yet).
     """
 
     member: str
@@ -95,6 +97,9 @@ class SkillCurve(JsonRecord):
     points: tuple[tuple[float, float], ...]
     marks: tuple[tuple[float, str, float], ...]
     projection: tuple[tuple[float, float], ...]
+    now: datetime | None = None
+    crosses_on: datetime | None = None
+    forget_due_on: datetime | None = None
 
     def as_curve(self) -> Curve:
         """The pure :class:`~viva_store.skills.curve.Curve` (what the TUI plot draws)."""
@@ -146,3 +151,21 @@ class Projection(JsonRecord):
         out["skills"] = [s.to_json() for s in self.skills]
         out["not_picked"] = [s.to_json() for s in self.not_picked]
         return out
+
+
+@dataclass(frozen=True, slots=True)
+class SkillMatch(JsonRecord):
+    """A team skill found by :func:`~viva_store.skills.search.search_skills`.
+
+    ``relevance`` is the projection's BM25 score for the query (always above 0 here);
+    ``set_status`` is the member's own standing with the skill: ``active`` or
+    ``forgotten`` in its set, ``None`` when it never carried it (a read of such a skill
+    is recorded but credits no use).
+    """
+
+    name: str
+    description: str
+    tags: tuple[str, ...]
+    derived_from: str | None
+    relevance: float
+    set_status: str | None

@@ -6,13 +6,16 @@ value``), :mod:`~viva_store.skills.forgetting`, :mod:`~viva_store.skills.curve` 
 its kinds in :mod:`~viva_store.skills.events`; the members' session axes in
 :mod:`~viva_store.skills.axis`; where uses come from in :mod:`~viva_store.skills.uses`,
 and one use credited in :mod:`~viva_store.skills.credit`; the cache rebuilt from the log
-in :mod:`~viva_store.skills.rebuild`; a member's set in :mod:`~viva_store.skills.skillset`.
+in :mod:`~viva_store.skills.rebuild`; a member's set in :mod:`~viva_store.skills.skillset`;
+the library searched mid-session in :mod:`~viva_store.skills.search`.
 """
 
 from __future__ import annotations
 
+from viva_store.skills.events import instant_of_day
 from viva_store.skills.library import get_skill, import_skills, list_library
 from viva_store.skills.membership import add_skill, reclaim_skill, set_track
+from viva_store.skills.params import SkillParams
 from viva_store.skills.project import project
 from viva_store.skills.records import (
     MemberSkillRecord,
@@ -20,13 +23,16 @@ from viva_store.skills.records import (
     SkillChange,
     SkillCurve,
     SkillEventRecord,
+    SkillMatch,
 )
+from viva_store.skills.search import search_skills
 from viva_store.skills.skillset import (
     check_cache,
     list_skills,
     rebuild_skills,
     skill_curve,
     skill_history,
+    skill_parameters,
     trial_until,
 )
 from viva_store.skills.uses import OUTCOMES, correct_use, read_skill, record_use
@@ -38,11 +44,14 @@ __all__ = [
     "SkillChange",
     "SkillCurve",
     "SkillEventRecord",
+    "SkillMatch",
+    "SkillParams",
     "add_skill",
     "check_cache",
     "correct_use",
     "get_skill",
     "import_skills",
+    "instant_of_day",
     "list_library",
     "list_skills",
     "project",
@@ -50,8 +59,10 @@ __all__ = [
     "rebuild_skills",
     "reclaim_skill",
     "record_use",
+    "search_skills",
     "set_track",
     "skill_curve",
     "skill_history",
+    "skill_parameters",
     "trial_until",
 ]

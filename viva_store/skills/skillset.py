@@ -25,7 +25,7 @@ from viva_store.errors import NotFound
 from viva_store.registry import reader
 from viva_store.skills.axis import refresh_axes, session_count, stale_axes
 from viva_store.skills.curve import curve
-from viva_store.skills.events import day_of, skill_params
+from viva_store.skills.events import day_of, instant_of_day, skill_params
 from viva_store.skills.forget import Settled, created_at, settle
 from viva_store.skills.membership import (
     add_skill,
@@ -55,6 +55,7 @@ __all__ = [
     "set_track",
     "skill_curve",
     "skill_history",
+    "skill_parameters",
     "status_of",
     "trial_until",
 ]
@@ -62,6 +63,12 @@ __all__ = [
 
 def _params(ctx: Context) -> SkillParams:
     return skill_params(ctx.store.config.section("skills"))
+
+
+def skill_parameters(ctx: Context) -> SkillParams:
+    """The store's skill numbers: config.toml ``[skills]`` over the defaults (a demo store
+    decays faster). Help texts and dialogs quote these, never the defaults."""
+    return _params(ctx)
 
 
 def _settled(ctx: Context, member: str, action: str) -> Settled:
@@ -176,6 +183,11 @@ def skill_curve(ctx: Context, member: str, skill: str) -> SkillCurve:
         a_from = min((e.session_pos if state.track == "session" else e.day) for e in events)
         c = curve(events, state.track, params, min(a_from, a_now), a_now)
         due = None if state.native else c.forget_due_at
+        timed = state.track == "time"
+
+        def on(a: float | None) -> datetime | None:
+            return instant_of_day(a) if timed and a is not None else None
+
         return SkillCurve(
             member=member,
             skill=skill,
@@ -190,6 +202,9 @@ def skill_curve(ctx: Context, member: str, skill: str) -> SkillCurve:
             points=tuple(c.points),
             marks=tuple(c.marks),
             projection=tuple(c.projection),
+            now=on(a_now),
+            crosses_on=on(c.crosses_at),
+            forget_due_on=on(due),
         )
 
     return ctx.store.read(work)

@@ -22,7 +22,7 @@ from __future__ import annotations
 from sqlalchemy import Connection, select
 
 from viva_store.access import require_owner, require_self_or_owner
-from viva_store.db.schema import CLASSIFICATION, SKILL_EVENT
+from viva_store.db.schema import ATTRIBUTION, CLASSIFICATION, SESSION, SKILL_EVENT
 from viva_store.errors import InvalidInput, NotFound
 from viva_store.records import SkillRecord
 from viva_store.registry import reader
@@ -83,7 +83,7 @@ def record_use(
             sid = resolve_ids(conn, ctx, session)
             sess = session_ref(conn, member, sid)
             if sess is None:
-                raise InvalidInput(f"session {sid} is not one of {member}'s sessions")
+                raise InvalidInput(_off_axis(conn, member, sid))
         else:
             execution = execution_of(conn, ctx.actor, None)
             if execution is not None:
@@ -93,6 +93,38 @@ def record_use(
         )
 
     return ctx.store.write(work)
+
+
+def _off_axis(conn: Connection, member: str, sid: str) -> str:
+    """Why session ``sid`` cannot carry ``member``'s skill use, in true words.
+
+    A sub-agent session filed to the member runs inside its parent session, which is
+    where its skill uses count (sub-agents are off the skill axis).
+    """
+    row = conn.execute(
+        select(
+            SESSION.c.relation, SESSION.c.parent_native_id, SESSION.c.harness, ATTRIBUTION.c.member
+        )
+        .select_from(SESSION.outerjoin(ATTRIBUTION, ATTRIBUTION.c.session_id == SESSION.c.id))
+        .where(SESSION.c.id == sid)
+    ).first()
+    if row is None or row.member != member:
+        return f"session {sid} is not one of {member}'s sessions"
+    if row.relation != "subagent":
+        return f"session {sid} has no start time: it has no place on {member}'s skill axis"
+    parent = None
+    if row.parent_native_id:
+        parent = conn.execute(
+            select(SESSION.c.id).where(
+                SESSION.c.harness == row.harness, SESSION.c.native_id == row.parent_native_id
+            )
+        ).scalar()
+    where = f"its parent session {parent}" if parent else "its parent session (not recovered yet)"
+    return (
+        f"session {sid} is a sub-agent session: sub-agents are off the skill axis and their "
+        f"skill uses count in the session that ran them; record the use with --session on "
+        f"{where}"
+    )
 
 
 def correct_use(ctx: Context, member: str, skill: str, session: str | None = None) -> Credit:

@@ -7,9 +7,10 @@ with a calibrated confidence and never applies a suggestion unless the owner ask
 from __future__ import annotations
 
 from viva_store.triage.classify import Classified, classify, classify_nobody, unclassify
-from viva_store.triage.suggest import Suggestion, accept_suggestions, suggest
+from viva_store.triage.suggest import Accepted, Suggestion, accept_suggestions, suggest
 
 __all__ = [
+    "Accepted",
     "Classified",
     "Suggestion",
     "accept_suggestions",

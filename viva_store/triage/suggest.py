@@ -9,7 +9,7 @@ proposed and the reason says so. Nothing here changes attribution except
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,8 +17,11 @@ from sqlalchemy import Connection, select
 
 from viva_store.access import require_owner
 from viva_store.db.schema import ATTRIBUTION, MESSAGE, SESSION
+from viva_store.errors import InvalidInput
+from viva_store.members.roster import member_names
 from viva_store.records import JsonRecord
 from viva_store.registry import reader
+from viva_store.sessions.service import resolve_many
 from viva_store.store import Context
 from viva_store.triage.classify import classify
 from viva_store.triage.suggest_model import Suggester, features, train
@@ -143,14 +146,56 @@ def suggest(ctx: Context, min_confidence: float | None = None) -> list[Suggestio
     return out
 
 
-def accept_suggestions(ctx: Context, min_confidence: float) -> list[tuple[str, str, float]]:
-    """Owner: apply every suggestion at or above ``min_confidence`` (one event per session)."""
+@dataclass(frozen=True, slots=True)
+class Accepted(JsonRecord):
+    """What accepting suggestions did: the sessions filed, and those left with the reason."""
+
+    applied: tuple[Suggestion, ...]
+    skipped: tuple[Suggestion, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        """Both lists as JSON objects."""
+        return {
+            "applied": [s.to_json() for s in self.applied],
+            "skipped": [s.to_json() for s in self.skipped],
+        }
+
+
+def accept_suggestions(
+    ctx: Context,
+    min_confidence: float,
+    refs: Sequence[str] = (),
+    member: str | None = None,
+) -> Accepted:
+    """Owner: file each queued session as its suggestion says, when the suggestion reaches
+    ``min_confidence`` (one event per session).
+
+    ``refs`` (ids or unique prefixes) narrow to those sessions: one not waiting in the queue
+    is refused. ``member`` narrows to the suggestions naming that member. A session left
+    as it was comes back in ``skipped`` with the suggestion's reason.
+    """
     require_owner(ctx.actor, "accept triage suggestions")
-    chosen = [s for s in suggest(ctx, min_confidence) if s.member is not None]
+    if member is not None and member not in member_names(ctx):
+        raise InvalidInput(f"no member named {member!r} (see `viva members`)")
+    found = suggest(ctx, min_confidence)
+    if refs:
+        wanted = ctx.store.read(lambda c: resolve_many(c, ctx, refs))
+        queued = {s.session_id: s for s in found}
+        missing = [sid for sid in wanted if sid not in queued]
+        if missing:
+            raise InvalidInput(
+                f"not waiting for triage: {', '.join(missing)} (see `viva sessions --unattributed`)"
+            )
+        found = [queued[sid] for sid in dict.fromkeys(wanted)]
+    if member is not None:
+        found = [
+            s for s in found if s.member == member or (s.member is None and s.best_guess == member)
+        ]
+    chosen = [s for s in found if s.member is not None]
     by_member: dict[str, list[str]] = defaultdict(list)
     for s in chosen:
         assert s.member is not None
         by_member[s.member].append(s.session_id)
-    for member, ids in sorted(by_member.items()):
-        classify(ctx, ids, member, note="accepted suggestion")
-    return [(s.session_id, s.member or "", s.confidence) for s in chosen]
+    for name, ids in sorted(by_member.items()):
+        classify(ctx, ids, name, note="accepted suggestion")
+    return Accepted(tuple(chosen), tuple(s for s in found if s.member is None))

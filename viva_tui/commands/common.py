@@ -1,8 +1,9 @@
 """What every command shares: opening the store as the right actor, printing.
 
-Output rules (docs: CLI.md): ``--json`` prints exactly one JSON document on
-stdout and nothing else; human output goes through Rich; errors are raised as
-:class:`~viva_store.errors.VivaError` and printed by ``cli.main`` as one line.
+Output rules (docs/CLI.md): ``--json`` prints exactly one JSON document on stdout and
+nothing else; tables go through :mod:`viva_tui.commands.output`; errors are raised as
+:class:`~viva_store.errors.VivaError` (exit 1) or through :func:`usage_error` (exit 2),
+and ``cli.main`` prints each as one line.
 """
 
 from __future__ import annotations
@@ -10,18 +11,44 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Iterable
 from functools import cache
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 
+from viva_store.errors import VivaError
 from viva_store.records import JsonRecord
+from viva_tui.commands.output import table
+
+__all__ = [
+    "JsonOpt",
+    "SinceOpt",
+    "UsageError",
+    "console",
+    "context",
+    "print_json",
+    "since_option",
+    "table",
+    "to_jsonable",
+    "usage_error",
+    "warn",
+]
 
 if TYPE_CHECKING:
+    from datetime import datetime
+
     from viva_store.store import Context
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout.")]
+SinceOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--since",
+        metavar="DATE",
+        help="On or after DATE: YYYY-MM-DD (local midnight), an ISO-8601 instant, "
+        "or 30m, 8h, 7d, 2w, today, yesterday.",
+    ),
+]
 
 
 @cache
@@ -69,13 +96,23 @@ def console(stderr: bool = False) -> Any:
     return Console(highlight=False, stderr=stderr)
 
 
-def table(title: str | None, columns: Iterable[str], rows: Iterable[Iterable[Any]]) -> None:
-    """Print a Rich table."""
-    from rich.table import Table
+class UsageError(VivaError):
+    """The command line cannot be used as given (``cli.main`` prints it and exits 2)."""
 
-    tab = Table(title=title, title_justify="left", header_style="bold")
-    for col in columns:
-        tab.add_column(col)
-    for row in rows:
-        tab.add_row(*("" if cell is None else str(cell) for cell in row))
-    console().print(tab)
+
+def usage_error(message: str) -> NoReturn:
+    """Refuse the arguments as given: one line on stderr, exit 2."""
+    raise UsageError(message)
+
+
+def since_option(text: str | None) -> datetime | None:
+    """The instant a ``--since`` value names; a value that is not a date is a usage error."""
+    if text is None:
+        return None
+    from viva_store.clock import parse_since
+    from viva_store.errors import InvalidInput
+
+    try:
+        return parse_since(text)
+    except InvalidInput as exc:
+        raise UsageError(f"--since: {exc}") from None

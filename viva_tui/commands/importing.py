@@ -8,6 +8,7 @@ from typing import Annotated, Any
 import typer
 
 from viva_tui.commands.common import JsonOpt, console, context, print_json, table, warn
+from viva_tui.commands.output import key
 
 app = typer.Typer()
 
@@ -160,7 +161,7 @@ def status(json_: JsonOpt = False) -> None:
     )
     table(
         "harness roots",
-        ["harness", "path", "from", "exists", "files", "not recovered"],
+        [key("harness"), key("path"), "from", "exists", "files", "not recovered"],
         [
             (
                 r["harness"],

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from viva_tui.commands.common import JsonOpt, context, print_json, table, warn
+from viva_tui.commands.output import key
 
 if TYPE_CHECKING:
     from viva_store.launch.service import LaunchPlan, LaunchResult, Repaired
@@ -75,7 +77,7 @@ def _print_plan(plan: LaunchPlan) -> None:
     typer.echo(f"Task: {plan.task or '(none: skills by weight alone)'}")
     table(
         f"Skills: {len(p.skills)} of {p.candidates} in {plan.member}'s set (at most {p.limit})",
-        ["#", "skill", "relevance", "weight", "why"],
+        ["#", key("skill"), "relevance", "weight", "why"],
         [(s.rank, s.name, f"{s.relevance:.3f}", f"{s.weight:.3f}", s.reason) for s in p.skills],
     )
     for name in plan.kept:
@@ -89,6 +91,15 @@ def _print_plan(plan: LaunchPlan) -> None:
     typer.echo("Command:")
     typer.echo(f"  {plan.shell}")
     typer.echo(f"  (in {plan.cwd})")
+    mcp = plan.mcp
+    passed = "its whole environment" if mcp.env == ("*",) else ", ".join(mcp.env)
+    typer.echo(
+        f"MCP server {mcp.server!r} for this session only, on the command line above "
+        "(your own configuration is not changed):"
+    )
+    typer.echo(
+        f"  {shlex.join(mcp.command)}  (acts as {plan.member}; the harness passes it {passed})"
+    )
     typer.echo("Files (for the session only: removed, or restored byte for byte, at its end):")
     for f in plan.files:
         typer.echo(

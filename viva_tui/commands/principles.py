@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from viva_tui.commands.common import JsonOpt, console, context, print_json
+from viva_tui.commands.common import JsonOpt, console, context, print_json, table, usage_error
+from viva_tui.commands.output import is_terminal, key, line, when
 
 if TYPE_CHECKING:
     from viva_store.principles.service import CandidateRecord
@@ -29,18 +30,14 @@ WeekOpt = Annotated[
 
 
 def _table(title: str | None, columns: list[str], rows: list[tuple[Any, ...]]) -> None:
-    """A Rich table; a column named with a leading ``!`` never wraps (ids stay copyable)."""
-    from rich.table import Table
-    from rich.text import Text
+    """:func:`table` with a leading ``!`` marking a column of ids, never wrapped or cut.
 
-    tab = Table(title=title, title_justify="left", header_style="bold")
-    for col in columns:
-        keep = col.startswith("!")
-        tab.add_column(col.lstrip("!"), no_wrap=keep, overflow="fold" if not keep else "ellipsis")
-    for row in rows:
-        # Members' and the owner's words are shown as written, never read as Rich markup.
-        tab.add_row(*(c if isinstance(c, Text) else Text("" if c is None else str(c)) for c in row))
-    console().print(tab)
+    Members' and the owner's words are shown as written, never read as Rich markup. In a
+    pipe a titled table (the report's, one per member) is preceded by its title on a line.
+    """
+    if title and not is_terminal():
+        typer.echo(title)
+    table(title, [key(c[1:]) if c.startswith("!") else c for c in columns], rows)
 
 
 def _short(text: str | None, width: int = 70) -> str:
@@ -93,7 +90,8 @@ def batch_(week: WeekOpt = None, json_: JsonOpt = False) -> None:
         _candidates_table(None, list(made.entries))
 
 
-def _candidates_table(title: str | None, rows: list[CandidateRecord]) -> None:
+def _candidates_table(title: str | None, rows: list[CandidateRecord], grouped: bool = True) -> None:
+    """Candidates under ``title``; not ``grouped`` by week and batch, each row names them."""
     from rich.text import Text
 
     def text(c: CandidateRecord) -> Text:
@@ -101,11 +99,13 @@ def _candidates_table(title: str | None, rows: list[CandidateRecord]) -> None:
             return Text(c.text)
         return Text.assemble(c.text, (f"\nin force: {c.active_text}", "dim"))
 
+    where = [] if grouped else ["!week", "!batch"]
     _table(
         title,
-        ["!id", "!member", "text", "by", "evidence", "status"],
+        [*where, "!id", "!member", "text", "by", "evidence", "status"],
         [
             (
+                *(() if grouped else (c.week, c.batch_id or "")),
                 c.id,
                 c.member,
                 text(c),
@@ -133,6 +133,9 @@ def queue(
         return
     if not rows:
         typer.echo("nothing waits for the owner")
+        return
+    if not is_terminal():  # rows for a pipe: each carries its week and batch
+        _candidates_table(None, rows, grouped=False)
         return
     groups: dict[tuple[str, str | None], list[CandidateRecord]] = {}
     for cand in rows:
@@ -250,25 +253,36 @@ def history(
     member: Annotated[str | None, typer.Argument(help="Only this member.")] = None,
     json_: JsonOpt = False,
 ) -> None:
-    """Every principle event: proposals, batching, decisions, rollbacks, oldest first."""
+    """Every principle event, oldest first: proposals, batching, decisions, rollbacks, each
+    with the wording it is about and the reason given."""
     from viva_store.principles.service import principle_history
 
     rows = principle_history(context(), member)
     if json_:
         print_json(rows)
         return
-    _table(
+    table(
         None,
-        ["!when", "member", "!principle", "v", "event", "by", "text / reason"],
+        [
+            key("when"),
+            key("member"),
+            key("principle"),
+            "v",
+            "event",
+            "by",
+            line("wording"),
+            line("reason"),
+        ],
         [
             (
-                f"{e.at:%Y-%m-%d}",
+                when(e.at),
                 e.member,
                 e.principle_id,
                 e.version if e.version is not None else "",
                 e.action.replace("_", " "),
                 e.actor,
-                _short(" — ".join(x for x in (e.text, e.reason) if x), 60),
+                e.wording or "",
+                e.reason or "",
             )
             for e in rows
         ],
@@ -283,11 +297,10 @@ def weekly(
 ) -> None:
     """The week: principle candidates and decisions, skill events, sessions recovered and
     triaged, per member."""
-    from viva_store.errors import InvalidInput
     from viva_store.reports.service import weekly_report
 
     if json_ and markdown:
-        raise InvalidInput("choose one of --json and --markdown")
+        usage_error("choose one of --json and --markdown")
     report = weekly_report(context(), week)
     if json_:
         print_json(report)

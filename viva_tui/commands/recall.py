@@ -6,7 +6,15 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from viva_tui.commands.common import JsonOpt, console, context, print_json, table, warn
+from viva_tui.commands.common import (
+    JsonOpt,
+    context,
+    print_json,
+    table,
+    usage_error,
+    warn,
+)
+from viva_tui.commands.output import key, when
 
 if TYPE_CHECKING:
     from viva_store.engagement.service import EngagementState
@@ -24,7 +32,10 @@ def recall_command(
     member: Annotated[
         str | None, typer.Option("--member", help="Owner: search only this member's experience.")
     ] = None,
-    limit: Annotated[int, typer.Option("--limit", help="At most N sessions.")] = 10,
+    # 200: the recall service's own bound (MAX_LIMIT); the CLI refuses more as a usage error.
+    limit: Annotated[
+        int, typer.Option("--limit", min=1, max=200, help="At most N sessions (1 to 200).")
+    ] = 10,
     newest: Annotated[
         bool, typer.Option("--newest", help="Most recent hit first instead of best score.")
     ] = False,
@@ -69,34 +80,38 @@ def recall_command(
     if result.items:
         table(
             "skills and principles",
-            ["score", "kind", "member", "status", "what"],
-            [(f"{i.score:.3f}", i.kind, i.member, i.marked, i.snippet) for i in result.items],
+            ["score", "kind", key("id"), key("member"), "status", "what"],
+            [(f"{i.score:.3f}", i.kind, i.id, i.member, i.marked, i.snippet) for i in result.items],
         )
 
 
 def _print_hits(hits: tuple[RecallHit, ...]) -> None:
-    from rich.markup import escape
-    from rich.table import Table
+    from rich.text import Text
 
-    tab = Table(title_justify="left", header_style="bold")
-    for col in ("score", "when", "session", "member", "where", "snippet"):
-        tab.add_column(col, overflow="fold" if col == "snippet" else "ellipsis")
+    rows = []
     for hit in hits:
-        snippet, at = [], 0
+        snippet, at = Text(), 0
         for start, end in hit.highlights:
-            snippet += [escape(hit.snippet[at:start]), f"[bold]{escape(hit.snippet[start:end])}[/]"]
+            snippet.append(hit.snippet[at:start])
+            snippet.append(hit.snippet[start:end], style="bold")
             at = end
-        snippet.append(escape(hit.snippet[at:]))
-        where = f"msg {hit.seq}" if hit.kind == "message" else "title"
-        tab.add_row(
-            f"{hit.score:.3f}" if hit.score is not None else "",
-            f"{hit.at:%Y-%m-%d %H:%M}" if hit.at else "",
-            f"{hit.session_id} ({hit.harness})",
-            hit.member or hit.status,
-            where,
-            "".join(snippet),
+        snippet.append(hit.snippet[at:])
+        rows.append(
+            (
+                f"{hit.score:.3f}" if hit.score is not None else "",
+                when(hit.at),
+                hit.session_id,
+                hit.harness,
+                hit.member or hit.status,
+                f"msg {hit.seq}" if hit.kind == "message" else "title",
+                snippet,
+            )
         )
-    console().print(tab)
+    table(
+        None,
+        ["score", key("when"), key("session"), "harness", key("member"), "where", "snippet"],
+        rows,
+    )
 
 
 @app.command("mark")
@@ -110,11 +125,10 @@ def mark_command(
     json_: JsonOpt = False,
 ) -> None:
     """Owner: mark how important a session is for recall (an append-only event)."""
-    from viva_store.errors import InvalidInput
     from viva_store.recall.service import mark_importance
 
     if clear == (importance is not None):
-        raise InvalidInput("give either --importance P or --clear")
+        usage_error("give either --importance P or --clear")
     marked = mark_importance(context(), session, None if clear else importance, note)
     if json_:
         print_json(
@@ -137,7 +151,7 @@ def _print_state(state: EngagementState) -> None:
         if f.pinned:
             how += ", pinned"
         rows.append((name, f.value or "unknown", how, f.note))
-    table(f"{state.member}'s engagement state", ["field", "value", "source", "note"], rows)
+    table(f"{state.member}'s engagement state", [key("field"), "value", "source", "note"], rows)
 
 
 @state_app.command("get")
@@ -203,11 +217,11 @@ def state_history_command(
         return
     table(
         f"{member}'s engagement events",
-        ["id", "at", "field", "value", "source", "by", "note"],
+        [key("id"), key("at"), "field", "value", "source", "by", "note"],
         [
             (
                 e.id,
-                f"{e.at:%Y-%m-%d %H:%M}",
+                when(e.at),
                 e.field,
                 e.value or "unknown",
                 e.source + (f" of #{e.corrects}" if e.corrects else ""),

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 from dataclasses import asdict
-from datetime import datetime
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -12,9 +11,10 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from viva_tui.commands.common import JsonOpt, context, print_json, table, warn
+from viva_tui.commands.output import key, line, when
 
 if TYPE_CHECKING:
-    from viva_store.skills.service import SkillChange
+    from viva_store.skills.service import SkillChange, SkillCurve
 
 app = typer.Typer(help="The team skill library and each member's skill set.", no_args_is_help=True)
 top = typer.Typer()  # top-level commands that belong here: `viva project`
@@ -29,7 +29,7 @@ def library(json_: JsonOpt = False) -> None:
     if json_:
         print_json(skills)
         return
-    table(None, ["skill", "description"], [(s.name, _short(s.description)) for s in skills])
+    table(None, [key("skill"), line("description")], [(s.name, s.description) for s in skills])
 
 
 @app.command("import")
@@ -107,15 +107,12 @@ def list_(
         return
     table(
         None,
-        ["skill", "weight", "track", "status", "uses", "last used"],
-        [
-            (s.name, f"{s.weight:.3f}", s.track, s.status, s.uses, _when(s.last_used))
-            for s in skills
-        ],
+        [key("skill"), "weight", "track", "status", "uses", key("last used")],
+        [(s.name, f"{s.weight:.3f}", s.track, s.status, s.uses, when(s.last_used)) for s in skills],
     )
     until = trial_until(ctx)
     if until is not None:
-        warn(f"forgetting is on trial until {_when(until)}: nothing is forgotten yet")
+        warn(f"forgetting is on trial until {when(until)}: nothing is forgotten yet")
 
 
 @app.command("use")
@@ -161,16 +158,16 @@ def history(
         return
     table(
         None,
-        ["#", "when", "skill", "event", "value", "by", "reason"],
+        [key("#"), key("when"), key("skill"), "event", "value", "by", line("reason")],
         [
             (
                 e.id,
-                _when(e.at),
+                when(e.at),
                 e.skill,
                 e.kind + (f" → {e.track}" if e.track else ""),
                 "" if e.value is None else f"{e.value:g}",
                 e.actor,
-                _short(e.reason, 50),
+                e.reason,
             )
             for e in events
         ],
@@ -223,16 +220,36 @@ def curve(member: Member, name: SkillName, json_: JsonOpt = False) -> None:
     if json_:
         print_json(c)
         return
-    unit = "session" if c.track == "session" else "day"
     typer.echo(f"{member} / {name}: {c.status}, {c.track} track, weight now {c.weight_now:.3f}")
+    if c.track == "time":
+        _time_curve(c)
+        return
     if c.crosses_at is not None:
         typer.echo(
-            f"falls below {c.forget_below:g} at {unit} {c.crosses_at:.1f} "
+            f"falls below {c.forget_below:g} at session {c.crosses_at:.1f} "
             f"({c.crosses_at - c.a_now:+.1f} from now)"
         )
     if c.forget_due_at is not None:
-        typer.echo(f"could be forgotten from {unit} {c.forget_due_at:.1f}")
-    table(None, [unit, "event", "value"], [(f"{a:g}", k, f"{v:g}") for a, k, v in c.marks])
+        typer.echo(f"could be forgotten from session {c.forget_due_at:.1f}")
+    table(None, ["session", "event", "value"], [(f"{a:g}", k, f"{v:g}") for a, k, v in c.marks])
+
+
+def _time_curve(c: SkillCurve) -> None:
+    """A time-track curve in dates (its axis counts days; users read calendars)."""
+    from viva_store.skills.service import instant_of_day
+
+    if c.crosses_on is not None and c.crosses_at is not None:
+        typer.echo(
+            f"falls below {c.forget_below:g} on {when(c.crosses_on, '%Y-%m-%d')} "
+            f"({c.crosses_at - c.a_now:+.1f} days from now)"
+        )
+    if c.forget_due_on is not None:
+        typer.echo(f"could be forgotten from {when(c.forget_due_on, '%Y-%m-%d')}")
+    table(
+        None,
+        [key("when"), "event", "value"],
+        [(when(instant_of_day(a)), k, f"{v:g}") for a, k, v in c.marks],
+    )
 
 
 @app.command("rebuild")
@@ -270,7 +287,7 @@ def project(
         return
     table(
         f"{member}: {len(p.skills)} of {p.candidates} skills (at most {p.limit})",
-        ["#", "skill", "relevance", "weight", "why"],
+        ["#", key("skill"), "relevance", "weight", "why"],
         [(s.rank, s.name, f"{s.relevance:.3f}", f"{s.weight:.3f}", s.reason) for s in p.skills],
     )
     for s in p.not_picked:
@@ -284,12 +301,3 @@ def _print_change(change: SkillChange, json_: bool) -> None:
         print_json(change)
     else:
         typer.echo(change.message)
-
-
-def _when(at: datetime | None) -> str:
-    return "" if at is None else at.strftime("%Y-%m-%d %H:%M")
-
-
-def _short(text: str, width: int = 90) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= width else text[: width - 1] + "…"

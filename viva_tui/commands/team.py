@@ -7,7 +7,8 @@ from typing import Annotated
 
 import typer
 
-from viva_tui.commands.common import JsonOpt, context, print_json, table, warn
+from viva_tui.commands.common import JsonOpt, context, print_json, table, usage_error, warn
+from viva_tui.commands.output import key, when
 
 app = typer.Typer()
 
@@ -50,9 +51,10 @@ def members_cmd(json_: JsonOpt = False) -> None:
         return
     table(
         None,
-        ["member", "role", "engine", "harnesses", "coordinator"],
+        [key("member"), "display name", "role", "engine", "harnesses", "coordinator"],
         [
             (
+                m.name,  # what every command takes (names are exact)
                 m.display_name,
                 m.role,
                 m.engine,
@@ -77,13 +79,12 @@ def grant(
     json_: JsonOpt = False,
 ) -> None:
     """Owner: mint a grant token for a member (printed once); `grant revoke X`; `grant list`."""
-    from viva_store.errors import InvalidInput
     from viva_store.members import service as grants
 
     ctx = context()
     if member == "revoke":
         if not target:
-            raise InvalidInput("usage: viva grant revoke TOKEN_OR_ID")
+            usage_error("usage: viva grant revoke TOKEN_OR_ID")
         grant_id = grants.revoke_grant(ctx, target)
         if json_:
             print_json({"id": grant_id, "revoked": True})
@@ -97,12 +98,22 @@ def grant(
         else:
             table(
                 None,
-                ["id", "member", "created", "expires", "revoked", "note"],
-                [(g.id, g.member, g.created_at, g.expires_at, g.revoked_at, g.note) for g in found],
+                [key("id"), key("member"), key("created"), key("expires"), "revoked", "note"],
+                [
+                    (
+                        g.id,
+                        g.member,
+                        when(g.created_at),
+                        when(g.expires_at),
+                        when(g.revoked_at),
+                        g.note,
+                    )
+                    for g in found
+                ],
             )
         return
     if target is not None:
-        raise InvalidInput(f"unexpected argument {target!r}")
+        usage_error(f"unexpected argument {target!r}")
     issued = grants.issue_grant(ctx, member, grants.parse_ttl(ttl), note)
     if json_:
         print_json(issued)

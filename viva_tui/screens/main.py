@@ -142,7 +142,7 @@ class MainScreen(TriageFlow, TimelineFlow, SkillsFlow, PrinciplesFlow, ImportFlo
         pane = self.current_pane()
         keymap = getattr(self.app, "keymap", {})
         own = keys.ALL[pane.PANE_ID]
-        self.app.push_screen(HelpDialog(pane.TITLE, pane.HELP_TEXT, own, keys.SCREEN, keymap))
+        self.app.push_screen(HelpDialog(pane.TITLE, pane.help_text(), own, keys.SCREEN, keymap))
 
     # Members -----------------------------------------------------------------------------
 

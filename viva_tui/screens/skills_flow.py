@@ -44,19 +44,16 @@ class SkillsFlow(ServiceScreen):
 
     def on_skills_pane_change_requested(self, message: SkillsPane.ChangeRequested) -> None:
         from viva_tui.dialogs.confirm import ConfirmModal
+        from viva_tui.dialogs.skill_words import reclaim_detail, track_detail
 
         m = message
+        params = self.backend.skill_parameters()  # the store's config, already in memory
         if m.action == "reclaim":
             question = f"Reclaim {m.skill} into {m.member}'s set?"
-            detail = (
-                "It re-enters at weight 1.0, protected for 10 sessions; the weekly report shows it."
-            )
+            detail = reclaim_detail(params)
         else:
             question = f"Move {m.member}'s {m.skill} to the {m.track} track?"
-            detail = (
-                "Its weight is recomputed on the new axis from the same events "
-                "(half-life 30 sessions on the session track, 60 days on the time track)."
-            )
+            detail = track_detail(params)
 
         def answered(yes: bool | None) -> None:
             if yes:

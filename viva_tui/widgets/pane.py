@@ -33,6 +33,10 @@ class Pane(Vertical):
         super().__init__(id=self.PANE_ID, classes="pane")
         self.requested = False
 
+    def help_text(self) -> str:
+        """What F1 shows for this pane (a pane whose help quotes its data overrides it)."""
+        return self.HELP_TEXT
+
     def activate(self) -> None:
         """Called when the pane is shown; the first time it asks for its data."""
         self.ensure_requested()

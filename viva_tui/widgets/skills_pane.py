@@ -71,6 +71,15 @@ every 30 of the member's sessions (session track) or every 60 days (time track).
   not a use); **a** shows or hides forgotten skills; **m** chooses the member.
 """
 
+    def help_text(self) -> str:
+        """The help with the store's own numbers once the set is loaded (a store's config
+        may change them; ``HELP_TEXT`` states the defaults)."""
+        if self.data is None or self.data.params is None:
+            return self.HELP_TEXT
+        from viva_tui.dialogs.skill_words import skills_help
+
+        return skills_help(self.data.params)
+
     @dataclass(eq=False, repr=False)
     class LoadRequested(Message):
         """``member``'s skill set (forgotten skills too with ``include_forgotten``)."""

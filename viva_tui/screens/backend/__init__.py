@@ -24,7 +24,7 @@ from viva_store.sessions.service import (
     member_activity,
     session_messages,
 )
-from viva_store.skills.service import list_skills
+from viva_store.skills.service import SkillParams, list_skills
 from viva_store.store import Context
 from viva_store.triage.service import (
     Classified,
@@ -168,6 +168,10 @@ class Backend:
     def change_skill(self, action: str, member: str, skill: str, track: str = "") -> str:
         """Reclaim a skill or change its track."""
         return skill_data.change(self.ctx, action, member, skill, track)
+
+    def skill_parameters(self) -> SkillParams:
+        """The store's skill numbers, as dialogs quote them (read from its config)."""
+        return skill_data.parameters(self.ctx)
 
     def skill_body(self, name: str) -> str:
         """A skill's body (reading it here is not a use)."""

@@ -29,7 +29,13 @@ def load_skills(ctx: Context, member: str, include_forgotten: bool) -> SkillsDat
                 tuple(points[-SPARK_POINTS:]),
             )
         )
-    return SkillsData(member, tuple(rows), skills.trial_until(ctx), forget_below)
+    params = skills.skill_parameters(ctx)
+    return SkillsData(member, tuple(rows), skills.trial_until(ctx), forget_below, params)
+
+
+def parameters(ctx: Context) -> skills.SkillParams:
+    """The store's skill numbers (config.toml ``[skills]``, else the defaults)."""
+    return skills.skill_parameters(ctx)
 
 
 def load_curve(ctx: Context, member: str, skill: str) -> CurveData:

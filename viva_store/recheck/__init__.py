@@ -1,0 +1,1 @@
+"""Redaction upgrades: re-redacting what the store holds with the current rules."""
