@@ -52,6 +52,14 @@ CONFIG_TEMPLATE = """\
 # [roots]                     # where each harness writes its sessions
 # claude-code = "~/.claude/projects"
 # codex = "~/.codex"
+
+# [redact]                    # your own secrets, beside the built-in rules
+# allow = ["pk_demo_0000"]    # values never redacted
+# allow_patterns = ['^acme-public-']  # Python regexes: a secret they match is kept
+# [[redact.rules]]
+# name = "acme-token"         # the marker reads [REDACTED:acme-token]
+# regex = 'acme_[A-Za-z0-9]{32}'  # Python syntax; a group named "secret" narrows it
+# keywords = ["acme_"]        # one of them occurs in every match
 """
 
 

@@ -16,9 +16,9 @@ from sqlalchemy import Connection, Engine, func, select
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError, SQLAlchemyError
 
-from viva_store import clock
+from viva_store import clock, redact
 from viva_store.access import OWNER, Actor
-from viva_store.config import Config, ensure_home, load_config
+from viva_store.config import CONFIG_FILE, Config, ensure_home, load_config
 from viva_store.db import engine as db_engine
 from viva_store.db.guards import expected_guards
 from viva_store.db.migrate import head_revision, opening_state, upgrade
@@ -52,6 +52,10 @@ class Store:
         folder that does not exist, a damaged or read-only file, a server that refuses.
         """
         config = config or load_config()
+        # The user's own rules are checked before anything is opened: a bad rule is an
+        # error now, not a secret that slips through later.
+        where = str(config.home / CONFIG_FILE)
+        redact.configure(redact.settings_from_config(config.section("redact"), where))
         url = _checked_url(config.db_url)
         if config.is_sqlite and config.db_url == config.default_db_url:
             ensure_home(config)  # the default store lives in VIVA_HOME, made on first use

@@ -12,6 +12,8 @@ from viva_store.redact import RULES_BY_ID, RULESET_VERSION, Hit, PathHit, redact
 from viva_store.redact.rule import fill
 
 GH = RULES_BY_ID["github-pat"].tp_example
+AWS = RULES_BY_ID["aws-access-key-id"].tp_example
+OPENROUTER = RULES_BY_ID["openrouter-api-key"].tp_example
 JWT = RULES_BY_ID["jwt"].tp_example
 
 
@@ -52,17 +54,25 @@ def test_token_boundaries_include_escapes_and_colour_codes(before: str) -> None:
     assert redact_text(raw)[0] == orjson.dumps(out).decode()
 
 
-@pytest.mark.parametrize("before", ["a", "9", "_", "-"])
+@pytest.mark.parametrize("before", ["a", "9", "_"])
 def test_a_token_inside_a_longer_run_is_not_a_token(before: str) -> None:
-    text = before + GH
+    text = before + AWS
     assert redact_text(text) == (text, [])
+
+
+@pytest.mark.parametrize("before", ["a", "9", "_", "-"])
+def test_a_prefix_gitleaks_finds_without_a_boundary_is_redacted(before: str) -> None:
+    # Viva's github-pat wants a boundary; gitleaks' has none, and the table is a superset.
+    text = before + GH
+    assert list(RULES_BY_ID["github-pat"].spans(text)) == []
+    assert redact_text(text)[0] == before + "[REDACTED:gitleaks-github-pat]"
 
 
 def test_a_token_glued_to_another_secret_is_redacted_too() -> None:
     pem = RULES_BY_ID["private-key"].tp_example
-    out, hits = redact_text(GH + pem)
-    assert out == "[REDACTED:github-pat][REDACTED:private-key]\n"
-    assert [(h.rule, h.start) for h in hits] == [("github-pat", 0), ("private-key", 21)]
+    out, hits = redact_text(OPENROUTER + pem)
+    assert out == "[REDACTED:openrouter-api-key][REDACTED:private-key]\n"
+    assert [(h.rule, h.start) for h in hits] == [("openrouter-api-key", 0), ("private-key", 29)]
     assert redact_text(out) == (out, [])
 
 

@@ -1,4 +1,5 @@
-"""The batch keyword gate answers exactly what the per-text prefilter answers."""
+"""The batch keyword gate answers exactly what the per-text prefilter answers, and the
+engine's keyword positions are the same with Hyperscan and without."""
 
 from __future__ import annotations
 
@@ -9,23 +10,35 @@ import sys
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from viva_store.redact import gate
+from viva_store.redact import active, gate
 from viva_store.redact.engine import may_hold_secret
 
-keywords = st.sampled_from(gate.KEYWORDS)
+# Compile the Hyperscan database now, not inside a timed example.
+gate.flagged(["warm up"])
+active().index.find("warm up")
+
+keywords = st.sampled_from(gate.KEYWORDS + gate.CASELESS)
 filler = st.one_of(
     st.text(max_size=80),
     st.text(st.characters(min_codepoint=32, max_codepoint=126), max_size=80),
+    # What decides a bounded keyword: the character before it, escapes, colour codes.
+    st.sampled_from(["", "x", "_", "9", " ", "\\n", "\\u001b", "\x1b[1m", "\u212a", "é"]),
 )
 
 
 @st.composite
 def texts_with_keywords(draw: st.DrawFn) -> str:
-    """Text around zero or more keywords, some of them cut at either end."""
+    """Text around zero or more keywords, some cut at either end, some in another case."""
     parts = [draw(filler)]
     for kw in draw(st.lists(keywords, max_size=3)):
-        cut = draw(st.sampled_from(["whole", "head", "tail"]))
-        piece = kw if cut == "whole" else kw[:-1] if cut == "head" else kw[1:]
+        cut = draw(st.sampled_from(["whole", "head", "tail", "upper", "title"]))
+        piece = {
+            "whole": kw,
+            "head": kw[:-1],
+            "tail": kw[1:],
+            "upper": kw.upper(),
+            "title": kw[:1].upper() + kw[1:],
+        }[cut]
         parts += [piece, draw(filler)]
     return "".join(parts)
 
@@ -39,6 +52,37 @@ def test_gate_flags_exactly_the_texts_holding_a_keyword(texts: list[str]) -> Non
     expected = {i for i, text in enumerate(texts) if may_hold_secret(text)}
     assert gate.flagged(texts) == expected
     assert gate.flagged(texts, fast=False) == expected
+
+
+def _as_sets(found: dict[int, list[int]]) -> dict[int, set[int]]:
+    return {rule: set(positions) for rule, positions in found.items()}
+
+
+@given(texts_with_keywords())
+def test_keyword_positions_are_the_same_with_and_without_hyperscan(text: str) -> None:
+    index = active().index
+    assert _as_sets(index.find(text)) == _as_sets(index.find(text, fast=False))
+    assert bool(index.find(text, fast=False)) == may_hold_secret(text)
+
+
+def test_a_bounded_keyword_counts_only_where_a_word_may_start() -> None:
+    # vault-service-token's legacy `s.` tokens start at a word boundary.
+    index = active().index
+    rules = active().rules
+    vault = next(i for i, r in enumerate(rules) if r.id == "vault-service-token")
+    for fast in (True, False):
+        assert vault not in index.find("import os.path", fast=fast)
+        assert index.find("see s.x", fast=fast)[vault] == [4]
+        assert index.find("a\\ns.x", fast=fast)[vault] == [3]  # after a JSON escape
+        assert index.find("\x1b[1ms.x", fast=fast)[vault] == [4]  # after a colour code
+
+
+def test_caseless_keywords_ignore_ascii_case_only() -> None:
+    index = active().index
+    for fast in (True, False):
+        assert index.find("my ADAFRUIT key", fast=fast)
+        assert not index.find("\u212a", fast=fast)  # the Kelvin sign lower-cases to k
+    assert gate.flagged(["ADAFRUIT", "adafruit", "AdaFruit", "nothing"]) == {0, 1, 2}
 
 
 def test_keyword_at_the_edges_of_joined_texts_belongs_to_its_own_text() -> None:

@@ -1,4 +1,4 @@
-"""Every rule's secret is caught inside transcript lines, raw (undecoded) and decoded."""
+"""Every Viva rule's secret is caught inside transcript lines, raw (undecoded) and decoded."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ from collections.abc import Callable
 import orjson
 import pytest
 
-from viva_store.redact import RULES, RULES_BY_ID, Rule, redact_obj, redact_text
+from viva_store.redact import RULES_BY_ID, Rule, redact_obj, redact_text
+from viva_store.redact.rules import VIVA_RULES
 
 from .support import secret_of, strings_in, survivors, transcript_line
 
@@ -46,7 +47,7 @@ def _assert_gone(secret: str, raw_out: str) -> None:
 
 
 @pytest.mark.parametrize("shape", LINES)
-@pytest.mark.parametrize("rule", RULES, ids=lambda r: r.id)
+@pytest.mark.parametrize("rule", VIVA_RULES, ids=lambda r: r.id)
 def test_raw_line(rule: Rule, shape: str) -> None:
     secret = secret_of(rule)
     raw = LINES[shape]("export X=" + rule.tp_example + "\nnext line")
@@ -57,7 +58,7 @@ def test_raw_line(rule: Rule, shape: str) -> None:
 
 
 @pytest.mark.parametrize("shape", LINES)
-@pytest.mark.parametrize("rule", RULES, ids=lambda r: r.id)
+@pytest.mark.parametrize("rule", VIVA_RULES, ids=lambda r: r.id)
 def test_decoded_line(rule: Rule, shape: str) -> None:
     secret = secret_of(rule)
     raw = LINES[shape]("export X=" + rule.tp_example + "\nnext line")

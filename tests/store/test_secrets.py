@@ -26,7 +26,8 @@ from viva_store.access import OWNER
 from viva_store.config import Config
 from viva_store.demo.harness_files import SessionSpec, Turn, claude_code, codex
 from viva_store.importing.pipeline import run_import
-from viva_store.redact import RULES, Rule
+from viva_store.redact import Rule
+from viva_store.redact.rules import VIVA_RULES as RULES  # the rules with written examples
 from viva_store.store import Context, Store
 
 

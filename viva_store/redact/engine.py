@@ -7,7 +7,8 @@ every string value, decoding strings that are themselves JSON. Hits report
 positions in the *output*, never the secret.
 
 Redaction is idempotent: no rule matches a marker, and spans touching an
-existing marker are left alone, so redacting twice changes nothing.
+existing marker are left alone, so redacting twice changes nothing. The rules
+are those of the active rule set (:mod:`viva_store.redact.ruleset`).
 """
 
 from __future__ import annotations
@@ -19,25 +20,17 @@ from typing import Any, TypeVar
 
 import orjson
 
-from viva_store.redact.prefilter import Prefilter
-from viva_store.redact.rules import RULES, RULES_BY_ID
+from viva_store.redact.escapes import EscapedView
 from viva_store.redact.rules_context import SECRET_WORDS
+from viva_store.redact.ruleset import RULESET_VERSION, RuleSet, active
 from viva_store.redact.values import looks_like_secret
 
-RULESET_VERSION = "1"
-"""Version of the rule table; bump it whenever a rule is added, removed or changed."""
+__all__ = ["RULESET_VERSION", "Hit", "PathHit", "may_hold_secret", "redact_obj", "redact_text"]
 
-_MARKERS = tuple(f"[REDACTED:{rule.id}]" for rule in RULES)
 _MARKER_RE = re.compile(r"\[REDACTED:[a-z0-9-]{1,64}\]")
-_KEYED_RULE = RULES.index(RULES_BY_ID["secret-assignment"])
-_PREFILTER = Prefilter(
-    {
-        kw: frozenset(i for i, r in enumerate(RULES) if kw in r.keywords)
-        for kw in {kw for r in RULES for kw in r.keywords}
-    }
-)
-# Strings of a decoded object are scanned together, joined by a blank line: no
-# rule matches across one, and one scan of a long text beats many short ones.
+# Strings of a decoded object are scanned together, joined by a blank line (one scan
+# of a long text beats many short ones); each string a span touches is then redacted
+# on its own, so a match running across the join redacts nothing by itself.
 _JOIN = "\n\n"
 _MAX_NESTING = 8
 _MAX_PASSES = 4
@@ -68,16 +61,29 @@ class PathHit:
     start: int
 
 
-def _spans(text: str) -> list[tuple[int, int, int]]:
-    """Merged ``(start, end, rule index)`` of the secrets in ``text``, in order."""
-    candidates = _PREFILTER.find(text)
-    if not candidates:
-        return []
+def _found(rs: RuleSet, text: str) -> list[tuple[int, int, int]]:
+    """``(start, end, rule index)`` of every secret some rule finds in ``text``."""
+    candidates = rs.index.find(text)
     found: list[tuple[int, int, int]] = []
+    rules = rs.rules
     for i in sorted(candidates):
-        rule = RULES[i]
+        rule = rules[i]
         spans = rule.spans_at(text, candidates[i]) if rule.anchored else rule.spans(text)
-        found += [(s, e, i) for s, e in spans]
+        found += [(s, e, i) for s, e in spans if not rs.kept(text[s:e])]
+    return found
+
+
+def _spans(rs: RuleSet, text: str) -> list[tuple[int, int, int]]:
+    """Merged ``(start, end, rule index)`` of the secrets in ``text``, in order; of
+    overlapping spans, the one starting first (then the rule listed first) names the marker.
+    Undecoded JSON is also read with its escapes decoded (:mod:`~viva_store.redact.escapes`)."""
+    found = _found(rs, text)
+    # Escaped quotes or tabs (`\"key\": \"value\"`) hide what some rules look for;
+    # escaped line breaks alone every rule understands.
+    if '\\"' in text or "\\t" in text:
+        view = EscapedView(text)
+        if view.escaped:
+            found += [(*view.to_raw(s, e), i) for s, e, i in _found(rs, view.view)]
     if not found:
         return []
     if "[REDACTED:" in text:
@@ -94,15 +100,15 @@ def _spans(text: str) -> list[tuple[int, int, int]]:
     return merged
 
 
-def _apply(text: str, spans: list[tuple[int, int, int]]) -> tuple[str, list[Hit]]:
+def _apply(rs: RuleSet, text: str, spans: list[tuple[int, int, int]]) -> tuple[str, list[Hit]]:
     out: list[str] = []
     hits: list[Hit] = []
     pos = olen = 0
     for s, e, i in spans:
         out.append(text[pos:s])
         olen += s - pos
-        marker = _MARKERS[i]
-        hits.append(Hit(RULES[i].id, olen, olen + len(marker)))
+        marker = rs.markers[i]
+        hits.append(Hit(rs.rules[i].id, olen, olen + len(marker)))
         out.append(marker)
         olen += len(marker)
         pos = e
@@ -114,7 +120,7 @@ def may_hold_secret(text: str) -> bool:
     """False when no rule's keyword occurs in ``text``: then :func:`redact_text`
     would return it unchanged. One cheap scan, for callers that would otherwise
     redact many short strings one by one (join them with ``"\\x00"`` first)."""
-    return _PREFILTER.pattern.search(text) is not None
+    return active().index.occurs(text)
 
 
 def redact_text(text: str) -> tuple[str, list[Hit]]:
@@ -123,24 +129,31 @@ def redact_text(text: str) -> tuple[str, list[Hit]]:
     Returns the redacted text and one :class:`Hit` per marker inserted. A text
     without any rule keyword is returned as the very same object.
     """
-    spans = _spans(text)
+    rs = active()
+    spans = _spans(rs, text)
     if not spans:
         return text, []
-    out, hits = _apply(text, spans)
+    out, hits = _apply(rs, text, spans)
     # A token that touched another secret (`<token>-----BEGIN...`) only shows
     # its boundary once that secret is a marker: scan again until nothing
     # changes, so that redacting the output again finds nothing.
     for _ in range(_MAX_PASSES):
-        spans = _spans(out)
+        spans = _spans(rs, out)
         if not spans:
             break
-        out, more = _apply(out, spans)
+        out, more = _apply(rs, out, spans)
         shifted: list[Hit] = []
         for h in hits:
-            delta = sum(len(_MARKERS[i]) - (e - s) for s, e, i in spans if e <= h.start)
+            delta = sum(len(rs.markers[i]) - (e - s) for s, e, i in spans if e <= h.start)
             shifted.append(Hit(h.rule, h.start + delta, h.end + delta))
         hits = sorted(shifted + more, key=lambda h: h.start)
     return out, hits
+
+
+def redacted(text: str) -> str:
+    """``text`` with every secret replaced by its marker: for a string about to be
+    stored, printed or put in an error message."""
+    return redact_text(text)[0]
 
 
 # `Authorization` only as the header itself: Codex logs a `user_authorization` decision.
@@ -255,7 +268,8 @@ def redact_obj(obj: T, _depth: int = 0) -> tuple[T, list[PathHit]]:
             texts.append(value)
             where.append((n, key))
         n += 1
-    touched = _touched(texts)
+    rs = active()
+    touched = _touched(rs, texts)
     for t in sorted(touched):
         new, text_hits = redact_text(texts[t])
         if text_hits:
@@ -265,20 +279,21 @@ def redact_obj(obj: T, _depth: int = 0) -> tuple[T, list[PathHit]]:
             hits += [PathHit(path, h.rule, h.start) for h in text_hits]
     for t, strength in keyed:
         node, key = where[t]
-        if (node, key) not in changes and _keyed_secret(texts[t], strength):
-            changes[(node, key)] = _MARKERS[_KEYED_RULE]
-            hits.append(PathHit(_path(nodes, node, key), RULES[_KEYED_RULE].id, 0))
+        value = texts[t]
+        if (node, key) not in changes and _keyed_secret(value, strength) and not rs.kept(value):
+            changes[(node, key)] = rs.markers[rs.keyed]
+            hits.append(PathHit(_path(nodes, node, key), rs.rules[rs.keyed].id, 0))
     if not changes:
         return obj, []
     return _copy_on_write(nodes, changes), hits
 
 
-def _touched(texts: list[str]) -> set[int]:
+def _touched(rs: RuleSet, texts: list[str]) -> set[int]:
     """Indices of the texts that one joined scan finds a secret in."""
     if not texts:
         return set()
     joined = _JOIN.join(texts)
-    spans = _spans(joined)
+    spans = _spans(rs, joined)
     if not spans:
         return set()
     starts: list[int] = []

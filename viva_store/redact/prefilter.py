@@ -1,17 +1,20 @@
-"""Keyword prefilter: where the rules' keywords occur in a text, in one regex pass.
+"""Keyword prefilter without Hyperscan: where keywords occur in a text, by one regex.
 
-Checking ~150 keywords with ``in`` costs ~150 scans of the text. Instead all
-keywords go into one alternation. Each keyword is written to start at one of
+Checking hundreds of keywords with ``in`` costs as many scans of the text.
+Instead all keywords go into one alternation. Each keyword is written to start at one of
 a few *rare* "anchor" characters (chosen by a weighted set cover over
 character frequencies; the part of the keyword before the anchor is checked
 by a look-behind), so the regex engine's first-character filter skips most
-of an ordinary text and only stops at the rare anchors.
+of an ordinary text and only stops at the rare anchors. At each stop every
+keyword anchored at that character is checked, so overlapping keywords are all
+reported, as Hyperscan reports them.
 """
 
 from __future__ import annotations
 
 import re
 from collections import defaultdict
+from collections.abc import Iterator
 
 # Occurrences per 100,000 characters in agent transcripts, Python code and
 # English docs (the harness fixtures, the CPython stdlib, Vim's help files).
@@ -33,8 +36,12 @@ _RARE = 10
 _GROUP_COST = 120
 
 
-def _freq(c: str) -> int:
+def frequency(c: str) -> int:
+    """How often ``c`` occurs per 100,000 characters of ordinary transcript text (an estimate)."""
     return _FREQ.get(c, _RARE)
+
+
+_freq = frequency
 
 
 def choose_anchors(keywords: list[str]) -> dict[str, int]:
@@ -87,45 +94,40 @@ def _group(anchor: str, entries: list[tuple[str, int]]) -> str:
 
 
 class Prefilter:
-    """Find where the rules' keywords occur in a text."""
+    """Find where keywords occur in a text: every occurrence, overlapping ones too."""
 
-    def __init__(self, keyword_rules: dict[str, frozenset[int]]) -> None:
-        """``keyword_rules`` maps each keyword to the indices of the rules it gates."""
-        if any(len(kw) < 2 for kw in keyword_rules):
+    def __init__(self, keywords: set[str]) -> None:
+        if any(len(kw) < 2 for kw in keywords):
             raise ValueError("keywords need at least two characters")
-        # The alternation reports one keyword per position, so a keyword found
-        # also stands for every keyword inside it (at its offset).
-        self._hits: dict[str, tuple[tuple[int, int], ...]] = {
-            big: tuple(
-                (rule, big.find(small))
-                for small, rules in keyword_rules.items()
-                if small in big
-                for rule in sorted(rules)
-            )
-            for big in keyword_rules
-        }
-        anchors = choose_anchors(sorted(keyword_rules))
+        anchors = choose_anchors(sorted(keywords))
         groups: dict[str, list[tuple[str, int]]] = defaultdict(list)
-        self._by_piece: dict[str, list[str]] = defaultdict(list)
-        for kw in sorted(keyword_rules, key=lambda k: (-len(k), k)):
+        # At a stop of the alternation every keyword anchored at that character is
+        # checked, so that keywords overlapping the one the regex reports count too.
+        self._at: dict[str, list[tuple[str, int]]] = defaultdict(list)
+        for kw in sorted(keywords, key=lambda k: (-len(k), k)):
             i = anchors[kw]
             groups[kw[i]].append((kw, i))
-            self._by_piece[kw[i:]].append(kw)
+            self._at[kw[i]].append((kw, i))
         order = sorted(groups, key=_freq, reverse=True)
         self.pattern = re.compile("|".join(_group(c, groups[c]) for c in order))
 
-    def find(self, text: str) -> dict[int, list[int]]:
-        """Map each rule whose keywords occur in ``text`` to the keyword positions."""
-        first = self.pattern.search(text)
-        if first is None:
-            return {}
-        found: dict[int, list[int]] = {}
-        for m in self.pattern.finditer(text, first.start()):
-            end = m.end()
-            for kw in self._by_piece[m.group()]:
-                start = end - len(kw)
-                if text.startswith(kw, start):
-                    for rule, offset in self._hits[kw]:
-                        found.setdefault(rule, []).append(start + offset)
-                    break
-        return found
+    def occurrences(self, text: str, original: str | None = None) -> Iterator[tuple[int, str]]:
+        """``(start, keyword)`` of every keyword occurrence, in order of anchor position.
+
+        With ``original`` (``text`` is then its ASCII-lower-cased copy), a keyword
+        counts only where ``original`` holds ASCII: matching ignores ASCII case and
+        nothing else.
+        """
+        search = self.pattern.search
+        m = search(text)
+        while m is not None:
+            p = m.start()
+            for kw, i in self._at[text[p]]:
+                start = p - i
+                if (
+                    start >= 0
+                    and text.startswith(kw, start)
+                    and (original is None or original[start : start + len(kw)].isascii())
+                ):
+                    yield start, kw
+            m = search(text, p + 1)

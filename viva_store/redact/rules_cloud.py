@@ -18,7 +18,7 @@ RULES: tuple[Rule, ...] = (
         id="aws-access-key-id",
         pattern=token(r"(?:AKIA|ASIA|ABIA|ACCA)", r"[A-Z0-9]{16}"),
         description="AWS access key id (AKIA..., ASIA... for temporary credentials)",
-        source=f"{_GL} 'aws-access-token'; GitHub secret scanning pattern list (AWS)",
+        source="GitHub secret scanning pattern list (AWS); after gitleaks 'aws-access-token'",
         tp_example_parts=("AKIA", fill(16, UPPER_DIGITS, 41)),
         fp_example="AKIA keys belong to IAM users; ASIA keys are temporary.",
         keywords=("AKIA", "ASIA", "ABIA", "ACCA"),
@@ -54,6 +54,24 @@ RULES: tuple[Rule, ...] = (
         anchored=True,
     ),
     Rule(
+        id="aws-bedrock-short-term-api-key",
+        pattern=token(
+            r"bedrock-api-key-YmVkcm9jay5hbWF6b25hd3MuY29t",
+            rf"{_B64_CHAR}{{20,16000}}",
+            tail=r"A-Za-z0-9+/=",
+        ),
+        description="Amazon Bedrock short-term API key (a presigned URL, base64, whole token)",
+        source="after gitleaks 'aws-amazon-bedrock-api-key-short-lived' (the prefix only there)",
+        tp_example_parts=(
+            "bedrock-api-key-",
+            "YmVkcm9jay5hbWF6b25hd3MuY29t",
+            fill(600, B64, 54),
+            "==",
+        ),
+        fp_example="Short-term Bedrock keys start with bedrock-api-key- and expire in 12 hours.",
+        keywords=("bedrock-api-key-YmVkcm9jay5hbWF6b25hd3MuY29t",),
+    ),
+    Rule(
         id="google-api-key",
         pattern=token(r"AIza", r"[A-Za-z0-9_\-]{35}"),
         description="Google API key (AIza...)",
@@ -87,7 +105,7 @@ RULES: tuple[Rule, ...] = (
             r"(?P<secret>(?:[A-Za-z0-9+/=\s:,.\-]|\\+[nrt/]){40,16000})"
         ),
         description="private_key field of a Google Cloud service-account JSON key file",
-        source="anthropics/claude-code #63593 (GCP SA JSON); gitleaks 'gcp-service-account'",
+        source="anthropics/claude-code #63593 (GCP service-account JSON key files)",
         tp_example_parts=('"private_key": "', fill(64, B64, 47), "\\n", fill(64, B64, 48), '"'),
         fp_example='"private_key_id": "the id is not the key"',
         keywords=("private_key",),

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from viva_store.redact.names import is_name
 from viva_store.redact.rule import B64, B64URL, Rule, cases, fill
 from viva_store.redact.values import (
     accept_random,
@@ -20,7 +21,6 @@ from viva_store.redact.values import (
     secret_group,
 )
 
-_GL = "gitleaks default rule"
 _Q = r"""(?:\\?["'])?"""  # optional quote, possibly JSON-escaped
 _HDR_SEP = rf"{_Q}\s{{0,4}}[:=]\s{{0,4}}{_Q}"
 _HDR_VALUE = r"(?:[A-Za-z0-9._~+=\-]|\\?/)"  # "/" may be JSON-escaped as "\/"
@@ -51,6 +51,8 @@ def _accept_header(m: re.Match[str]) -> bool:
     if is_placeholder(value) or value.lower() in _SCHEMES:
         return False
     has_scheme = "scheme" in m.re.groupindex and m.start("scheme") >= 0
+    if is_name(value, literal=has_scheme):  # `authorization = base64.decodebytes(...)`
+        return False
     return has_scheme or _random_enough(value)
 
 
@@ -92,7 +94,7 @@ RULES: tuple[Rule, ...] = (
             r"""(?P<secret>[^\s:/@"'<>\\]{1,256})@(?=[A-Za-z0-9\[])"""
         ),
         description="Password inside a URL (scheme://user:PASSWORD@host; only the password)",
-        source=f"{_GL} 'generic-api-key' companion; detect-secrets BasicAuthDetector (format)",
+        source="detect-secrets BasicAuthDetector (format); after gitleaks 'curl-auth-user'",
         tp_example_parts=("postgres://app:", "Pw", fill(14, seed=101), "@db.internal:5432/app"),
         fp_example="postgres://app:${DB_PASSWORD}@db.internal/app and git@github.com:o/r.git",
         keywords=("://", ":\\/\\/"),
@@ -169,12 +171,13 @@ RULES: tuple[Rule, ...] = (
         id="secret-assignment",
         pattern=re.compile(
             rf"(?P<word>(?i:{SECRET_WORDS})|_PASS(?:WORD|WD)?|_KEY)"
-            r"""(?:\\?["'])?\s{0,4}(?::=|=>|=(?!=)|:(?![:/]))\s{0,4}"""
+            # Not across a line break (`TOKEN=` then the next line), nor shell's `${X:+y}`.
+            r"""(?:\\?["'])?[ \t]{0,4}(?::=|=>|=(?!=)|:(?![:/+\-=?]))[ \t]{0,4}"""
             r"""(?:\\?"(?P<secret>[^"\\\r\n]{1,512})|'(?P<secret2>[^'\\\r\n]{1,512})"""
             r"""|(?P<secret3>[^\s"'`\\$<>{}()\[\],;|&*][^\s"'`\\<>{}()\[\],;|&]{0,511}))"""
         ),
         description=".env / export / config assignment to a secret-looking name (value only)",
-        source=f"{_GL} 'generic-api-key' (keyword idea); detect-secrets KeywordDetector",
+        source="after gitleaks 'generic-api-key' (its keywords); detect-secrets KeywordDetector",
         tp_example_parts=("export DB_PASSWORD=", "Pw", fill(14, seed=106)),
         fp_example="password = getpass.getpass(); token = make_token(); api_key: str = None",
         keywords=_ASSIGN_KEYWORDS,

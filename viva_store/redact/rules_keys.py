@@ -12,8 +12,17 @@ _PEM_HEAD = r"-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----"
 _PEM_END = r"-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----"
 # One character of a key body; a JSON escape (\n, \\n, \/) counts as one.
 _PEM_CHAR = r"(?:[A-Za-z0-9+/=\s:,.\-]|\\+[nrt/])"
-# A blank line, raw or JSON-escaped, ends a block that has no END line.
-_BLANK = r"(?:\n[ \t\r]{0,8}\n|(?:\\+r)?\\+n(?:\\+r)?\\+n)"
+# A line break (raw or JSON-escaped) and the prefix a tool put before the next line:
+# Claude Code's Read (`    12→`), `bat` (`  12 │ `), a quote (`> `, `>> `). Line
+# numbers alone (`cat -n`, `nl`, `grep -n`) and diff signs are key characters already.
+_MARK = r"(?:→|\\+u2192|│|\\+u2502|>)"
+_MARKED_LINE = rf"(?:\n|\\+n)[ \t]{{0,12}}\d{{0,9}}[ \t]{{0,2}}(?:{_MARK}[ \t]?){{1,4}}"
+_BODY = rf"(?:{_MARKED_LINE}|{_PEM_CHAR})"  # the marked line first: the greedy loop takes it
+# A blank line, raw or JSON-escaped, perhaps behind such a prefix, ends a block that
+# has no END line.
+_BLANK = (
+    rf"(?:\n[ \t\r]{{0,8}}\n|(?:\\+r)?\\+n(?:\\+r)?\\+n|{_MARKED_LINE}[ \t\r]{{0,8}}(?:\n|\\+n))"
+)
 
 
 def _pem(kind: str, body: str) -> str:
@@ -31,10 +40,11 @@ RULES: tuple[Rule, ...] = (
         pattern=re.compile(
             # With an END line: the whole block. Without one (a truncated paste): up to
             # the end of the text, the next blank line or the closing quote.
-            rf"{_PEM_HEAD}(?:{_PEM_CHAR}{{0,64000}}?{_PEM_END}|(?:(?!{_BLANK}){_PEM_CHAR}){{0,64000}})"
+            rf"{_PEM_HEAD}(?:{_BODY}{{0,64000}}?{_PEM_END}|(?:(?!{_BLANK}){_BODY}){{0,64000}})"
         ),
-        description="PEM, OpenSSH, PGP or encrypted private-key block, with or without END line",
-        source=f"{_GL} 'private-key'; GitHub secret scanning (private keys)",
+        description="PEM, OpenSSH, PGP or encrypted private-key block, with or without END line,"
+        " also inside line-numbered or quoted output",
+        source="after gitleaks 'private-key'; GitHub secret scanning (private keys)",
         tp_example_parts=(
             "-----BEGIN ",
             "RSA PRIVATE KEY",
@@ -49,10 +59,11 @@ RULES: tuple[Rule, ...] = (
     Rule(
         id="putty-private-key",
         pattern=re.compile(
-            r"PuTTY-User-Key-File-\d:(?:[^\"\\]|\\+[nrt/]){0,20000}?Private-MAC:\s?[0-9a-f]{20,128}"
+            r"PuTTY-User-Key-File-\d:(?:[^\"\\]|\\+[nrt/]|\\+u[0-9a-fA-F]{4}){0,20000}?"
+            r"Private-MAC:\s?[0-9a-f]{20,128}"
         ),
         description="PuTTY .ppk private key (from the header through Private-MAC)",
-        source=f"{_GL} 'private-key' (PuTTY variant); PuTTY .ppk format documentation",
+        source="PuTTY .ppk format documentation",
         tp_example_parts=(
             "PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\nComment: deploy\n",
             "Public-Lines: 2\n",
@@ -84,7 +95,7 @@ RULES: tuple[Rule, ...] = (
             r"[A-Za-z0-9_\-]{8,8000}\.eyJ[A-Za-z0-9_\-]{8,8000}\.(?:[A-Za-z0-9_\-]{1,8000})?",
         ),
         description="JSON Web Token (header.payload.signature, both JSON parts base64url)",
-        source=f"{_GL} 'jwt'",
+        source="after gitleaks 'jwt' (RFC 7519 compact form: both JSON parts start eyJ)",
         tp_example_parts=(
             "eyJ",
             fill(30, B64URL, 98),

@@ -14,7 +14,7 @@ RULES: tuple[Rule, ...] = (
         id="slack-token",
         pattern=token(r"xox", r"(?:[abposr]|e(?:\.xox[bp])?)-\d{1,20}-[A-Za-z0-9\-]{8,250}"),
         description="Slack bot, user, app-level legacy or refresh token (xoxb-, xoxp-, xoxe-...)",
-        source=f"{_GL}s 'slack-bot-token', 'slack-user-token', 'slack-config-refresh-token'",
+        source=f"{_GL}s 'slack-bot-token', 'slack-user-token', 'slack-legacy-token' and siblings",
         tp_example_parts=("xoxb-", fill(12, DIGITS, 61), "-", fill(13, DIGITS, 62), "-", fill(24)),
         fp_example="Bot tokens start with xoxb-, user tokens with xoxp-; xoxo-gossip is not one.",
         keywords=(
@@ -33,7 +33,7 @@ RULES: tuple[Rule, ...] = (
         id="slack-app-token",
         pattern=token(r"xapp-", r"\d-[A-Za-z0-9\-]{20,250}"),
         description="Slack app-level token (xapp-1-...)",
-        source=f"{_GL} 'slack-app-token'",
+        source="after gitleaks 'slack-app-token' (case as Slack issues it)",
         tp_example_parts=(
             "xapp-",
             "1-A0",
@@ -49,11 +49,11 @@ RULES: tuple[Rule, ...] = (
     Rule(
         id="slack-webhook-url",
         pattern=re.compile(
-            rf"hooks\.slack\.com{_SLASH}(?:services|workflows|triggers){_SLASH}"
-            rf"(?P<secret>(?:[A-Za-z0-9_+\-]|{_SLASH}){{20,300}})"
+            rf"(?:https?:{_SLASH}{_SLASH})?hooks\.slack\.com{_SLASH}(?:services|workflows|triggers)"
+            rf"{_SLASH}(?:[A-Za-z0-9_+\-]|{_SLASH}){{20,300}}"
         ),
-        description="Slack incoming-webhook URL (the path after /services/ is the secret)",
-        source=f"{_GL} 'slack-webhook-url'",
+        description="Slack incoming-webhook URL (the whole URL, as gitleaks reports it)",
+        source="after gitleaks 'slack-webhook-url' (also JSON-escaped slashes)",
         tp_example_parts=(
             "https://hooks.slack.com/services/T0",
             fill(9, UPPER_DIGITS, 66),
@@ -69,7 +69,7 @@ RULES: tuple[Rule, ...] = (
         id="stripe-secret-key",
         pattern=token(r"sk_(?:live|test)_", r"[A-Za-z0-9]{20,250}"),
         description="Stripe secret key (sk_live_..., sk_test_...)",
-        source=f"{_GL} 'stripe-access-token'; GitHub secret scanning pattern list (Stripe)",
+        source="GitHub secret scanning pattern list (Stripe); after gitleaks 'stripe-access-token'",
         tp_example_parts=("sk_", "live_", fill(99, seed=69)),
         fp_example="Never ship sk_live_ keys to the browser.",
         keywords=("sk_live_", "sk_test_"),
@@ -96,7 +96,7 @@ RULES: tuple[Rule, ...] = (
         id="sendgrid-api-key",
         pattern=token(r"SG\.", r"[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43}"),
         description="SendGrid API key (SG.xxx.yyy)",
-        source=f"{_GL} 'sendgrid-api-token'",
+        source="after gitleaks 'sendgrid-api-token' (SendGrid's two-part form)",
         tp_example_parts=("SG", ".", fill(22, B64URL, 72), ".", fill(43, B64URL, 73)),
         fp_example="Contact SG.com or SG.Example for details.",
         keywords=("SG.",),
@@ -114,7 +114,7 @@ RULES: tuple[Rule, ...] = (
         id="telegram-bot-token",
         pattern=re.compile(r":(?P<secret>AA(?<=[0-9]{5}:AA)[A-Za-z0-9_\-]{33})(?![A-Za-z0-9_\-])"),
         description="Telegram bot token (123456789:AA...; the part after the colon is secret)",
-        source=f"anthropics/claude-code #63593 (Telegram); {_GL} 'telegram-bot-api-token'",
+        source="anthropics/claude-code #63593 (Telegram); after gitleaks 'telegram-bot-api-token'",
         tp_example_parts=(fill(10, "123456789", 75), ":", "AA", fill(33, B64URL, 76)),
         fp_example="At 16:AA the meeting starts; ratio 3:AAB.",
         keywords=(":AA",),
@@ -126,7 +126,7 @@ RULES: tuple[Rule, ...] = (
             r"\.[A-Za-z0-9_\-]{27,38}(?![A-Za-z0-9_\-])"
         ),
         description="Discord bot token (three dot-separated parts), near the word 'discord'",
-        source=f"{_GL} 'discord-api-token' (keyword-gated like gitleaks)",
+        source="after gitleaks 'discord-api-token' (gated by the word discord, as there)",
         tp_example_parts=(
             "discord bot ",
             "MT",
@@ -146,7 +146,7 @@ RULES: tuple[Rule, ...] = (
             r"(?P<secret>[A-Za-z0-9_\-]{40,100})"
         ),
         description="Discord webhook URL (the token after the webhook id is secret)",
-        source=f"{_GL} 'discord-webhook' (format only)",
+        source="Discord webhook URL format (discord.com/api/webhooks/ID/TOKEN)",
         tp_example_parts=(
             "https://discord.com/api/webhooks/",
             fill(18, DIGITS, 80),
@@ -187,7 +187,7 @@ RULES: tuple[Rule, ...] = (
         id="mailgun-api-key",
         pattern=token(r"key-", r"[a-f0-9]{32}"),
         description="Mailgun private API key (key- + 32 hex)",
-        source=f"{_GL} 'mailgun-private-api-token'",
+        source="after gitleaks 'mailgun-private-api-token' (the bare key- form)",
         tp_example_parts=("key-", fill(32, HEX, 86)),
         fp_example="The primary-key-constraint and a key-value store are fine.",
         keywords=("key-",),
@@ -196,7 +196,7 @@ RULES: tuple[Rule, ...] = (
         id="square-access-token",
         pattern=token(r"EAAA", r"[A-Za-z0-9_\-]{60}"),
         description="Square production access token (EAAA...)",
-        source=f"{_GL} 'square-access-token'",
+        source="after gitleaks 'square-access-token' (its EAAA form)",
         tp_example_parts=("EAAA", fill(60, B64URL, 87)),
         fp_example="Square tokens begin with EAAA.",
         keywords=("EAAA",),

@@ -68,7 +68,11 @@ RULES: tuple[Rule, ...] = (
         id="gitlab-token",
         pattern=token(r"gl", r"(?:ptt|dt|rt|cbt|soat|ffct|imt|ft)-[A-Za-z0-9_.\-]{20,255}"),
         description="Other GitLab tokens: pipeline trigger, deploy, runner, CI job, feed...",
-        source=f"{_GL}s 'gitlab-ptt', 'gitlab-deploy-token', 'gitlab-rrt' and siblings",
+        source=(
+            f"{_GL}s 'gitlab-ptt', 'gitlab-deploy-token', 'gitlab-runner-authentication-token',"
+            " 'gitlab-cicd-job-token', 'gitlab-scim-token', 'gitlab-feature-flag-client-token',"
+            " 'gitlab-incoming-mail-token', 'gitlab-feed-token'"
+        ),
         tp_example_parts=("glptt-", fill(40, HEX, 38)),
         fp_example="Deploy tokens (gldt-) and runner tokens (glrt-) differ.",
         keywords=_GITLAB_OTHER,
@@ -77,7 +81,7 @@ RULES: tuple[Rule, ...] = (
         id="npm-access-token",
         pattern=token(r"npm_", r"[A-Za-z0-9]{36}"),
         description="npm access token (npm_...)",
-        source=f"{_GL} 'npm-access-token'",
+        source="after gitleaks 'npm-access-token' (lower-case npm_, as npm issues it)",
         tp_example_parts=("npm_", fill(36, seed=39)),
         fp_example="npm_config_registry=https://registry.npmjs.org/",
         keywords=("npm_",),

@@ -1,14 +1,20 @@
-"""Heuristics that tell a literal secret value from a placeholder or a code reference.
+"""Heuristics that tell a literal secret value from what only stands where one could.
 
 Context rules (``PASSWORD=...``, ``Authorization: ...``) see many values that
-are not secrets: ``$TOKEN``, ``<your-key>``, ``os.environ["X"]``, ``None``,
-``string`` (a type annotation). These checks keep such values, so redaction
-does not mangle ordinary code and prose.
+are not secrets: placeholders (``$TOKEN``, ``<your-key>``, ``None``), status
+words (``ANTHROPIC_API_KEY=present``), identifiers and variable references
+(``databaseCredentialPath``, ``id=SECRET_TOKEN``), test literals
+(``"runtime-operator-token"``, ``test_key``, ``"must-not-appear"``) and public
+JWTs. These checks keep such values, judged by shape, length and the words
+they are made of, so redaction hides credentials and not the work around them.
 """
 
 from __future__ import annotations
 
 import re
+
+from viva_store.redact.jwt import is_public_jwt
+from viva_store.redact.names import is_name, is_word
 
 _PLACEHOLDERS = frozenset(
     {
@@ -93,17 +99,29 @@ def is_placeholder(value: str) -> bool:
     return len(set(value)) <= 2
 
 
+def not_a_credential(value: str, *, literal: bool) -> bool:
+    """True if ``value``, found where a secret could stand, is evidently none: a
+    placeholder, a public JWT, a name (:func:`~viva_store.redact.names.is_name`) or a
+    single short word (a test literal or a default such as ``pass``, ``postgres``)."""
+    return (
+        is_placeholder(value)
+        or is_public_jwt(value)
+        or is_name(value, literal=literal)
+        or is_word(value)
+    )
+
+
 def looks_like_secret(value: str, *, literal: bool, spaces: bool = False) -> bool:
     """Decide whether an assigned ``value`` should be redacted.
 
     ``literal`` is true when the syntax says the value is data (quoted, or a
-    ``.env`` line such as ``API_KEY=abc``); then anything that is not a
-    placeholder counts. Otherwise (``token = make_token()``, YAML, prose) the
-    value must look random: contain a digit or a symbol, or be a long
-    mixed-case word. A value with whitespace is prose unless ``spaces``
+    ``.env`` line such as ``API_KEY=abc``); then anything that is not evidently
+    something else (:func:`not_a_credential`) counts. Otherwise (``token =
+    make_token()``, YAML, prose) the value must look random: contain a digit or
+    a symbol, or be a long mixed-case word. A value with whitespace is prose unless ``spaces``
     (a passphrase under a ``"password"`` key of a JSON object).
     """
-    if len(value) < 4 or is_placeholder(value):
+    if len(value) < 4 or not_a_credential(value, literal=literal):
         return False
     if not spaces and any(c.isspace() for c in value):
         return False
@@ -132,9 +150,8 @@ def secret_group(m: re.Match[str]) -> str:
 
 
 def accept_value(m: re.Match[str]) -> bool:
-    """Accept a match whose secret is not a placeholder."""
-    value = secret_group(m)
-    return not is_placeholder(value)
+    """Accept a match whose secret is not a placeholder, a name or a single short word."""
+    return not not_a_credential(secret_group(m), literal=True)
 
 
 def accept_random(m: re.Match[str]) -> bool:

@@ -1,0 +1,214 @@
+"""Where a rule table's keywords occur: which rules to try on a text, and where.
+
+A keyword is exact (matched as written) or caseless (written in lower case,
+matched in any ASCII case), and perhaps *bounded*: it counts only at the start
+of a word (after a character that is no ASCII letter, digit or ``_``, or after
+a JSON escape or a terminal colour code), because the rules it gates match
+only there; the boundary is checked where such a keyword is found.
+
+With Hyperscan (Linux x86-64 wheels) one pass of a multi-literal automaton over
+the UTF-8 text reports every occurrence of every keyword; without it the regex
+prefilter (:mod:`viva_store.redact.prefilter`) answers the same question. Both
+give the same answer exactly (a property test holds them to it); Hyperscan is an
+order of magnitude faster.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+import threading
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from viva_store.redact.prefilter import Prefilter
+from viva_store.redact.rule import ascii_lower, at_boundary
+
+_hs: Any
+try:  # pragma: no cover - which branch runs depends on the platform
+    import hyperscan as _hs
+except ImportError:  # pragma: no cover
+    _hs = None
+
+Entry = tuple[str, bool, bool]
+"""A keyword, whether it is caseless, whether it is bounded."""
+
+# No keyword holds a newline, so no match can span two texts joined by one.
+_SEP = b"\n"
+_WORD_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+_ESCAPE_BEFORE = re.compile(rb"(?:\\[nrtbf]|\\u[0-9a-fA-F]{4}|[\[;][0-9]{1,2}m)\Z")
+
+
+def _at_boundary(data: bytes, start: int) -> bool:
+    """:func:`~viva_store.redact.rule.at_boundary` over UTF-8 bytes (a non-ASCII character
+    before ``start`` ends in a byte that is no ASCII word character, as it should)."""
+    if start == 0 or data[start - 1] not in _WORD_BYTES:
+        return True
+    return _ESCAPE_BEFORE.search(data, max(0, start - 6), start) is not None
+
+
+def _expression(keyword: str) -> bytes:
+    """A Hyperscan expression matching exactly ``keyword`` (every byte hex-escaped)."""
+    return "".join(f"\\x{b:02x}" for b in keyword.encode()).encode()
+
+
+class KeywordIndex:
+    """The keywords of one rule table, ready to search for."""
+
+    def __init__(self, entries: dict[Entry, frozenset[int]]) -> None:
+        if any("\n" in kw or not kw.isascii() or len(kw) < 2 for kw, _, _ in entries):
+            raise ValueError("keywords are ASCII, two characters or more, and hold no newline")
+        self._entries = sorted(entries)
+        self._rules = [tuple(sorted(entries[e])) for e in self._entries]
+        self._sizes = [len(kw) for kw, _, _ in self._entries]
+        self._bounded = [b for _, _, b in self._entries]
+        self.exact = _union(entries, caseless=False)
+        self.caseless = _union(entries, caseless=True)
+        # keyword -> (entry index, bounded) for the regex prefilter
+        self._by_keyword: dict[tuple[str, bool], list[tuple[int, bool]]] = {}
+        for n, (kw, caseless, bounded) in enumerate(self._entries):
+            self._by_keyword.setdefault((kw, caseless), []).append((n, bounded))
+        exact = {kw for kw, c in self._by_keyword if not c}
+        folded = {kw for kw, c in self._by_keyword if c}
+        self._exact_re = Prefilter(exact) if exact else None
+        self._caseless_re = Prefilter(folded) if folded else None
+        self._lock = threading.Lock()
+        self._local = threading.local()
+        self._database: Any = None
+
+    # -- Hyperscan ------------------------------------------------------------
+
+    def _scanner(self) -> tuple[Any, Any] | None:
+        """The compiled database and this thread's scratch space (None without Hyperscan)."""
+        if _hs is None or not self._entries:
+            return None
+        if self._database is None:
+            with self._lock:
+                if self._database is None:
+                    db = _hs.Database(mode=_hs.HS_MODE_BLOCK)
+                    # Plain literals compile in milliseconds; a word boundary is checked
+                    # where a bounded keyword is found, in the match callback.
+                    db.compile(
+                        expressions=[_expression(kw) for kw, _, _ in self._entries],
+                        ids=list(range(len(self._entries))),
+                        elements=len(self._entries),
+                        flags=[_hs.HS_FLAG_CASELESS if c else 0 for _, c, _ in self._entries],
+                    )
+                    self._database = db
+        scratch = getattr(self._local, "scratch", None)
+        if scratch is None:
+            scratch = self._local.scratch = _hs.Scratch(self._database)
+        return self._database, scratch
+
+    def accelerated(self) -> bool:
+        """Whether searches run on Hyperscan here."""
+        return self._scanner() is not None
+
+    def _find_fast(self, text: str, scanner: tuple[Any, Any]) -> dict[int, list[int]]:
+        data = text.encode("utf-8", "surrogatepass")
+        hits: list[tuple[int, int]] = []  # (end, entry), in order of end: Hyperscan's order
+        sizes, bounded = self._sizes, self._bounded
+
+        def on_match(entry: int, _from: int, to: int, _flags: int, _ctx: Any) -> None:
+            if not bounded[entry] or _at_boundary(data, to - sizes[entry]):
+                hits.append((to, entry))
+
+        database, scratch = scanner
+        database.scan(data, match_event_handler=on_match, scratch=scratch)
+        if not hits:
+            return {}
+        if len(data) != len(text):
+            hits = _to_chars(data, hits)
+        found: dict[int, list[int]] = {}
+        entries, rules = self._entries, self._rules
+        for to, entry in hits:
+            start = to - len(entries[entry][0])
+            for rule in rules[entry]:
+                found.setdefault(rule, []).append(start)
+        return found
+
+    # -- the regex prefilter --------------------------------------------------
+
+    def _hits_regex(self, text: str) -> Iterator[tuple[int, int]]:
+        """``(start, entry index)`` of every keyword occurrence (regex prefilter)."""
+        passes: list[tuple[bool, Iterator[tuple[int, str]]]] = []
+        if self._exact_re is not None:
+            passes.append((False, self._exact_re.occurrences(text)))
+        if self._caseless_re is not None:
+            passes.append((True, self._caseless_re.occurrences(ascii_lower(text), text)))
+        for caseless, occurrences in passes:
+            for start, kw in occurrences:
+                for n, bounded in self._by_keyword[(kw, caseless)]:
+                    if not bounded or at_boundary(text, start):
+                        yield start, n
+
+    def _find_regex(self, text: str) -> dict[int, list[int]]:
+        found: dict[int, list[int]] = {}
+        for start, n in self._hits_regex(text):
+            for rule in self._rules[n]:
+                found.setdefault(rule, []).append(start)
+        return found
+
+    def _occurs_regex(self, text: str) -> bool:
+        return next(iter(self._hits_regex(text)), None) is not None
+
+    # -- the questions --------------------------------------------------------
+
+    def find(self, text: str, *, fast: bool = True) -> dict[int, list[int]]:
+        """Map each rule whose keywords occur in ``text`` to the keyword start positions
+        (in any order, perhaps repeated). ``fast=False`` forces the regex prefilter."""
+        scanner = self._scanner() if fast else None
+        return self._find_fast(text, scanner) if scanner else self._find_regex(text)
+
+    def occurs(self, text: str) -> bool:
+        """Whether any keyword occurs in ``text`` (the regex prefilter: one short text)."""
+        return self._occurs_regex(text)
+
+    def flagged(self, texts: Sequence[str], *, fast: bool = True) -> set[int]:
+        """Indices of the ``texts`` in which some keyword occurs: one Hyperscan pass over
+        all of them joined, or one regex check per text (``fast=False`` or no Hyperscan)."""
+        scanner = self._scanner() if fast else None
+        if scanner is None or not texts:
+            return {i for i, text in enumerate(texts) if self._occurs_regex(text)}
+        parts = [text.encode("utf-8", "surrogatepass") for text in texts]
+        ends: list[int] = []
+        pos = 0
+        for part in parts:
+            pos += len(part) + 1
+            ends.append(pos)
+        found: set[int] = set()
+        data = _SEP.join(parts)
+        sizes, bounded = self._sizes, self._bounded
+
+        def on_match(entry: int, _from: int, end: int, _flags: int, _ctx: Any) -> None:
+            # A text's first byte follows the separator: a boundary, as at a text's start.
+            if not bounded[entry] or _at_boundary(data, end - sizes[entry]):
+                found.add(bisect.bisect_right(ends, end - 1))
+
+        database, scratch = scanner
+        database.scan(data, match_event_handler=on_match, scratch=scratch)
+        return found
+
+
+def _union(entries: dict[Entry, frozenset[int]], *, caseless: bool) -> dict[str, frozenset[int]]:
+    out: dict[str, set[int]] = {}
+    for (kw, c, _), rules in entries.items():
+        if c == caseless:
+            out.setdefault(kw, set()).update(rules)
+    return {kw: frozenset(rules) for kw, rules in out.items()}
+
+
+# A UTF-8 continuation byte (10xxxxxx) adds no character.
+_CONTINUATION = bytes(1 if 0x80 <= b < 0xC0 else 0 for b in range(256))
+
+
+def _to_chars(data: bytes, hits: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Byte offsets (in order, each the end of an ASCII keyword) as character offsets."""
+    marks = data.translate(_CONTINUATION)
+    out: list[tuple[int, int]] = []
+    skipped = pos = 0
+    for to, entry in hits:
+        skipped += marks.count(1, pos, to)
+        pos = to
+        out.append((to - skipped, entry))
+    return out
