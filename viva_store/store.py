@@ -7,6 +7,7 @@ the call — so access control can never be forgotten.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -16,7 +17,7 @@ from sqlalchemy import Connection, Engine, func, select
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError, SQLAlchemyError
 
-from viva_store import clock, redact
+from viva_store import clock
 from viva_store.access import OWNER, Actor
 from viva_store.config import CONFIG_FILE, Config, ensure_home, load_config
 from viva_store.db import engine as db_engine
@@ -52,10 +53,7 @@ class Store:
         folder that does not exist, a damaged or read-only file, a server that refuses.
         """
         config = config or load_config()
-        # The user's own rules are checked before anything is opened: a bad rule is an
-        # error now, not a secret that slips through later.
-        where = str(config.home / CONFIG_FILE)
-        redact.configure(redact.settings_from_config(config.section("redact"), where))
+        _configure_redaction(config)
         url = _checked_url(config.db_url)
         if config.is_sqlite and config.db_url == config.default_db_url:
             ensure_home(config)  # the default store lives in VIVA_HOME, made on first use
@@ -158,6 +156,18 @@ class ChangeStamp:
 
 
 ENGINES = ("sqlite", "postgresql")
+
+
+def _configure_redaction(config: Config) -> None:
+    """Check and apply the user's own rules (``[redact]`` of ``config.toml``) before the
+    store opens: a bad rule is an error now, not a secret that slips through later.
+    Without any, the rules load only when something is redacted."""
+    own = config.section("redact")
+    if not own and "viva_store.redact" not in sys.modules:
+        return
+    from viva_store import redact
+
+    redact.configure(redact.settings_from_config(own, str(config.home / CONFIG_FILE)))
 
 
 def _checked_url(text: str) -> URL:
