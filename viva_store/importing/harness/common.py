@@ -115,7 +115,16 @@ def compact_json(value: Any) -> str:
 
 
 def truncate(text: str, limit: int) -> str:
-    """``text`` cut to ``limit`` characters, marking the cut with an ellipsis."""
+    """``text`` cut to ``limit`` characters, marking the cut with an ellipsis.
+
+    A text that must be cut is redacted first: a secret cut in half no longer matches
+    its rule, so redacting the cut text later would let its first part through.
+    """
+    if len(text) <= limit:
+        return text
+    from viva_store.redact import redact_text
+
+    text = redact_text(text)[0]
     return text if len(text) <= limit else text[: max(limit - 1, 0)] + "…"
 
 
