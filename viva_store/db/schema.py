@@ -1,13 +1,9 @@
-"""The schema: every table Viva has, in one place, as SQLAlchemy Core tables.
+"""Every table Viva has, in one place, as SQLAlchemy Core tables.
 
-The tables are created and changed only by the migrations (``viva_store/migrations``);
-these definitions must match what the migrations build (``tests/store/test_store.py``
-compares them). Every query in Viva is built from the handles below — one name per
-table, the table's own name in capitals. SQLModel is not used: no query needs its models,
-and importing it (pydantic) cost every ``viva`` command about a quarter of a second.
-
-:data:`APPEND_ONLY` lists the tables whose rows are never updated or deleted (DESIGN
-I3) but by the redaction upgrade; their guards are triggers (:mod:`viva_store.db.guards`).
+Only the migrations (``viva_store/migrations``) create and change them; these definitions
+must match what the migrations build (``tests/store/test_store.py`` compares them).
+:data:`APPEND_ONLY` lists the logs, whose rows are never updated or deleted (DESIGN I3) but
+by the redaction upgrade; their guards are triggers (:mod:`viva_store.db.guards`).
 """
 
 from __future__ import annotations
@@ -107,7 +103,6 @@ EXECUTION = _table(  # a session Viva launched: attributes it without the owner 
     Column("outcome", String),
     Column("exit_status", Integer),
 )
-
 # --- sessions: what the importer recovered, and how far it read --------------------------
 SOURCE_FILE = _table(  # a harness file (or database), and how far it was read
     "source_file",
@@ -229,7 +224,6 @@ IMPORT_RUN = _versioned(  # one run of the importer: when, what, counts, problem
     Column("counts", JSON, nullable=False),
     Column("problems", JSON, nullable=False),
 )
-
 # --- triage: the owner's decisions and the attribution derived from them ----------------
 CLASSIFICATION = _versioned(  # member | nobody | unclassify | execution, by the owner or a launch
     "classification",
@@ -251,7 +245,6 @@ ATTRIBUTION = _table(  # current attribution per session, derived from classific
     Column("classification_id", Integer),
     Column("note", String, nullable=False, default=""),
 )
-
 # --- skills ------------------------------------------------------------------------------
 STORE_META = _table(  # facts about the store (created_at starts the trial month)
     "store_meta",
@@ -301,7 +294,6 @@ SKILL_AXIS = _table(  # each member's session axis: its sessions and 1-based ord
     Column("started_at", INSTANT, nullable=False),
     Column("ordinal", Integer, nullable=False),
 )
-
 # --- principles ----------------------------------------------------------------------------
 PRINCIPLE = _table(  # a norm of one member; its wording lives in its versions
     "principle",
@@ -344,7 +336,6 @@ PRINCIPLE_BATCH = _versioned(  # the coordinator's weekly gathering of candidate
     Column("candidates", JSON, nullable=False),
     Column("created_at", INSTANT, nullable=False),
 )
-
 # --- recall and engagement ------------------------------------------------------------------
 RECALL_SESSION = _table(  # per-session recall facts (importance, indexed title), rebuildable
     "recall_session",
@@ -386,7 +377,6 @@ ENGAGEMENT_EVENT = _versioned(  # one change of one field of a member's engageme
     Column("basis", JSON),
     Column("note", String, nullable=False, default=""),
 )
-
 # --- redaction upgrades: the permit the guards admit, one event per transaction -----------
 REDACT_PERMIT = _table(  # held (on PostgreSQL by its transaction) while an upgrade rewrites
     "redact_permit",
