@@ -5,6 +5,7 @@ are redacted; the importer still finds the file again (unchanged: skipped; grown
 from __future__ import annotations
 
 import json
+import re
 import secrets
 import string
 from pathlib import Path
@@ -99,3 +100,42 @@ def test_a_secret_in_a_path_never_reaches_the_store(
     [session] = ctx.store.read(lambda c: c.execute(select(SESSION)).all())
     assert session.message_count == 3
     assert "[REDACTED:" in session.native_id and "[REDACTED:" in session.source_path
+
+
+def glued_token() -> str:
+    """A secret, made up at run time, that the plain rules miss once glued after ``-``."""
+    from tests.redact.planted import example
+    from viva_store.redact import RULES
+
+    for plant in map(example, RULES):
+        secret = plant.secret
+        fits = plant.alone and re.fullmatch(r"[A-Za-z0-9_]{20,80}", secret)
+        if fits and secret in redact_text(f"-home-dev-{secret}")[0]:
+            return secret
+    raise AssertionError("every rule finds its token glued after '-': test a harder case")
+
+
+def test_a_token_glued_into_a_claude_code_folder_name_never_reaches_the_store(
+    ctx: Context, cli_env: str, tmp_path: Path
+) -> None:
+    token = glued_token()
+    cwd = f"/home/dev/{token}"
+    root = tmp_path / "claude"
+    folder = root / f"-home-dev-{token}"  # how Claude Code names that working folder
+    folder.mkdir(parents=True)
+    path = folder / "0196b1c2-d3e4-7f50-b6c7-d8e9f0a1b2c3.jsonl"
+    path.write_text(line("u1", "user", "Tidy the notes", 0, cwd) + "\n")
+    first = imported(root)
+    assert first["sessions_new"] == 1
+    assert token not in stored_text(ctx)
+    [row] = ctx.store.read(lambda c: c.execute(select(SOURCE_FILE)).all())
+    assert "[REDACTED:" in row.path and row.path_key.startswith("#")
+    again = imported(root)
+    assert (again["files_unchanged"], again["messages_added"]) == (1, 0)
+
+
+def test_a_path_of_benign_names_is_left_as_it_is() -> None:
+    from viva_store.redact import redact_path
+
+    benign = "/home/dev/.claude/projects/-home-dev-shop-api/0196b1c2-d3e4-7f50-b6c7.jsonl"
+    assert redact_path(benign) == (benign, [])

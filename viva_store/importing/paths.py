@@ -18,7 +18,7 @@ from typing import TypeVar
 from sqlalchemy import Connection, select
 
 from viva_store.db.schema import STORE_META
-from viva_store.redact import may_hold_secret, redact_text
+from viva_store.redact import redact_path
 
 V = TypeVar("V")
 
@@ -39,9 +39,7 @@ class PathKeys:
 
     def stored(self, path: str) -> tuple[str, str]:
         """``(path to show, path key)`` for ``path``."""
-        if not may_hold_secret(path):
-            return (path, path)
-        shown, hits = redact_text(path)
+        shown, hits = redact_path(path)
         return (path, path) if not hits else (shown, self.digest(path))
 
     def lookup(self, known: Mapping[tuple[str, str], V], harness: str, path: str) -> V | None:

@@ -16,7 +16,13 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from viva_store.importing.harness.model import Message, ParsedChunk, SessionMeta, Usage
-from viva_store.redact import RULESET_VERSION, may_hold_secret, redact_obj, redact_text
+from viva_store.redact import (
+    RULESET_VERSION,
+    may_hold_secret,
+    redact_obj,
+    redact_path,
+    redact_text,
+)
 from viva_store.redact.gate import flagged
 
 if TYPE_CHECKING:
@@ -56,10 +62,13 @@ class Ledger:
 
     rows: list[dict[str, Any]] = field(default_factory=list)
 
-    def text(self, value: str | None, where: dict[str, Any], name: str) -> str | None:
+    def text(
+        self, value: str | None, where: dict[str, Any], name: str, *, path: bool = False
+    ) -> str | None:
+        """``value`` redacted (as a file path: :func:`redact_path`), its hits recorded."""
         if value is None:
             return None
-        out, hits = redact_text(clean(value))
+        out, hits = (redact_path if path else redact_text)(clean(value))
         for hit in hits:
             self.rows.append(
                 {
@@ -330,7 +339,8 @@ class Batch:
                 value = getattr(prepared.meta, name)
                 if isinstance(value, str):
                     setattr(prepared.meta, name, ledger.text(value, where, name))
-            prepared.source_path = ledger.text(prepared.source_path, where, "source_path") or ""
+            shown = ledger.text(prepared.source_path, where, "source_path", path=True)
+            prepared.source_path = shown or ""
 
 
 def _ledger_rows(hits: list[Any], where: dict[str, Any], name: str) -> list[dict[str, Any]]:
@@ -363,7 +373,7 @@ def quarantine_row(
     """A quarantined line as a row (raw bytes scanned as text and redacted) and its ledger."""
     text = clean(line.raw.decode("utf-8", errors="replace")) if line.raw else ""
     redacted, hits = redact_text(text)
-    path, path_hits = redact_text(clean(line.path))
+    path, path_hits = redact_path(clean(line.path))
     row = {
         "harness": line.harness,
         "path": path,

@@ -16,6 +16,7 @@ from viva_store.redact.engine import (
     PathHit,
     may_hold_secret,
     redact_obj,
+    redact_path,
     redact_text,
     redacted,
 )
@@ -46,6 +47,7 @@ __all__ = [
     "configure",
     "may_hold_secret",
     "redact_obj",
+    "redact_path",
     "redact_text",
     "redact_typed",
     "redacted",

@@ -25,7 +25,15 @@ from viva_store.redact.rules_context import SECRET_WORDS
 from viva_store.redact.ruleset import RULESET_VERSION, RuleSet, active
 from viva_store.redact.values import looks_like_secret
 
-__all__ = ["RULESET_VERSION", "Hit", "PathHit", "may_hold_secret", "redact_obj", "redact_text"]
+__all__ = [
+    "RULESET_VERSION",
+    "Hit",
+    "PathHit",
+    "may_hold_secret",
+    "redact_obj",
+    "redact_path",
+    "redact_text",
+]
 
 _MARKER_RE = re.compile(r"\[REDACTED:[a-z0-9-]{1,64}\]")
 # Strings of a decoded object are scanned together, joined by a blank line (one scan
@@ -121,6 +129,31 @@ def may_hold_secret(text: str) -> bool:
     would return it unchanged. One cheap scan, for callers that would otherwise
     redact many short strings one by one (join them with ``"\\x00"`` first)."""
     return active().index.occurs(text)
+
+
+_NAME_SEPARATORS = frozenset("-_.")
+_MARKER = re.compile(r"\[REDACTED:([a-z0-9-]+)\]")
+
+
+def redact_path(path: str) -> tuple[str, list[Hit]]:
+    """:func:`redact_text` for a file path, which also finds a token glued to a name's
+    ``-``, ``_`` or ``.`` — Claude Code names a project's folder after its working folder
+    with ``/`` and ``.`` turned into ``-`` (``-home-dev-<token>``), where a token no longer
+    starts a word. Each part after such a separator is redacted as if it started one."""
+    out, hits = redact_text(path)
+    k = 0
+    while k < len(out):
+        if out[k] in _NAME_SEPARATORS and may_hold_secret(out[k + 1 :]):
+            shift = k + 1
+            tail, found = redact_text(out[shift:])
+            if found:  # the tail's markers, those found before included, where they now are
+                out = out[:shift] + tail
+                hits = [h for h in hits if h.end <= shift] + [
+                    Hit(m.group(1), m.start() + shift, m.end() + shift)
+                    for m in _MARKER.finditer(tail)
+                ]
+        k += 1
+    return out, hits
 
 
 def redact_text(text: str) -> tuple[str, list[Hit]]:
