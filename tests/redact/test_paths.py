@@ -17,6 +17,7 @@ def test_every_token_glued_into_a_folder_name_is_redacted(separator: str) -> Non
         e.rule
         for e in PLAIN
         if e.secret in redact_path(f"/p/-home-dev{separator}{e.secret}/s.jsonl")[0]
+        or e.secret in redact_path(f"/p/-src{separator}{e.secret}{separator}main-py/s")[0]
     ]
     assert not leaked
 

@@ -331,14 +331,14 @@ class Batch:
         encode the whole path); otherwise whatever the reader found.
         """
         for prepared in self.sessions.values():
-            if prepared.meta.cwd:
-                prepared.meta.project = project_name(prepared.meta.cwd) or prepared.meta.project
             ledger = Ledger(prepared.ledger)
             where = {"session_id": prepared.id, "message_key": None}
             for name in _META_TEXT:
                 value = getattr(prepared.meta, name)
                 if isinstance(value, str):
                     setattr(prepared.meta, name, ledger.text(value, where, name))
+            if prepared.meta.cwd:  # from the redacted folder: a secret's tail is no name
+                prepared.meta.project = project_name(prepared.meta.cwd) or prepared.meta.project
             shown = ledger.text(prepared.source_path, where, "source_path", path=True)
             prepared.source_path = shown or ""
 

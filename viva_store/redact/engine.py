@@ -137,23 +137,30 @@ _MARKER = re.compile(r"\[REDACTED:([a-z0-9-]+)\]")
 
 def redact_path(path: str) -> tuple[str, list[Hit]]:
     """:func:`redact_text` for a file path, which also finds a token glued to a name's
-    ``-``, ``_`` or ``.`` — Claude Code names a project's folder after its working folder
-    with ``/`` and ``.`` turned into ``-`` (``-home-dev-<token>``), where a token no longer
-    starts a word. Each part after such a separator is redacted as if it started one."""
+    ``-``, ``_`` or ``.`` on either side: Claude Code names a project's folder after its
+    working folder with ``/`` and ``.`` turned into ``-`` (``-home-dev-<token>-main-py``),
+    where a token no longer starts or ends a word. The hits are the markers of the result."""
     out, hits = redact_text(path)
-    k = 0
-    while k < len(out):
-        if out[k] in _NAME_SEPARATORS and may_hold_secret(out[k + 1 :]):
-            shift = k + 1
-            tail, found = redact_text(out[shift:])
-            if found:  # the tail's markers, those found before included, where they now are
-                out = out[:shift] + tail
-                hits = [h for h in hits if h.end <= shift] + [
-                    Hit(m.group(1), m.start() + shift, m.end() + shift)
-                    for m in _MARKER.finditer(tail)
-                ]
-        k += 1
+    start = 1
+    while start < len(out):
+        if out[start - 1] in _NAME_SEPARATORS and may_hold_secret(out[start:]):
+            glued = _glued_token(out, start)
+            if glued is not None:
+                out = glued
+                hits = [Hit(m.group(1), m.start(), m.end()) for m in _MARKER.finditer(out)]
+        start += 1
     return out, hits
+
+
+def _glued_token(path: str, start: int) -> str | None:
+    """``path`` with the token that starts at ``start`` redacted, trying the longest part
+    that ends at a separator (or the end) first; None when no rule finds one there."""
+    ends = [j for j in range(len(path), start, -1) if j == len(path) or path[j] in _NAME_SEPARATORS]
+    for end in ends:
+        part, found = redact_text(path[start:end])
+        if any(h.start == 0 for h in found):
+            return path[:start] + part + path[end:]
+    return None
 
 
 def redact_text(text: str) -> tuple[str, list[Hit]]:
