@@ -136,14 +136,17 @@ _MARKER = re.compile(r"\[REDACTED:([a-z0-9-]+)\]")
 
 
 def redact_path(path: str) -> tuple[str, list[Hit]]:
-    """:func:`redact_text` for a file path, which also finds a token glued to a name's
-    ``-``, ``_`` or ``.`` on either side: Claude Code names a project's folder after its
-    working folder with ``/`` and ``.`` turned into ``-`` (``-home-dev-<token>-main-py``),
-    where a token no longer starts or ends a word. The hits are the markers of the result."""
+    """:func:`redact_text` for a file path, which also finds a token inside a folder name
+    as Claude Code writes it: the working folder's path with every character that is not
+    a letter or digit turned into ``-`` (``/home/dev/ghp_…/main.py`` becomes
+    ``-home-dev-ghp-…-main-py``), where a token is glued to its neighbours and may have
+    lost its own ``_`` or ``.``. The hits are the markers of the result."""
     out, hits = redact_text(path)
     start = 1
     while start < len(out):
-        if out[start - 1] in _NAME_SEPARATORS and may_hold_secret(out[start:]):
+        if out[start - 1] in _NAME_SEPARATORS and any(
+            may_hold_secret(v) for v in _unmangled(out[start:])
+        ):
             glued = _glued_token(out, start)
             if glued is not None:
                 out = glued
@@ -152,14 +155,28 @@ def redact_path(path: str) -> tuple[str, list[Hit]]:
     return out, hits
 
 
+def _unmangled(part: str) -> tuple[str, ...]:
+    """``part`` as written, and with its ``-`` read as the ``_`` or ``.`` it may have been."""
+    if "-" not in part:
+        return (part,)
+    return (part, part.replace("-", "_"), part.replace("-", "."))
+
+
 def _glued_token(path: str, start: int) -> str | None:
     """``path`` with the token that starts at ``start`` redacted, trying the longest part
     that ends at a separator (or the end) first; None when no rule finds one there."""
     ends = [j for j in range(len(path), start, -1) if j == len(path) or path[j] in _NAME_SEPARATORS]
     for end in ends:
-        part, found = redact_text(path[start:end])
-        if any(h.start == 0 for h in found):
-            return path[:start] + part + path[end:]
+        part = path[start:end]
+        for variant in _unmangled(part):
+            out, found = redact_text(variant)
+            first = next((h for h in found if h.start == 0), None)
+            if first is None:
+                continue
+            # What the token took of the part: the rest is what follows its marker.
+            alone = len(found) == 1
+            taken = len(part) - (len(out) - first.end) if alone else len(part)
+            return path[:start] + f"[REDACTED:{first.rule}]" + path[start + taken :]
     return None
 
 
