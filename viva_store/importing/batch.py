@@ -19,7 +19,7 @@ from viva_store.importing.paths import PathKeys
 from viva_store.importing.prepare import Batch, quarantine_row
 from viva_store.importing.read import FileState, QuarantinedLine
 from viva_store.importing.write import QuarantineRow, WriteResult, commit
-from viva_store.redact import redact_obj
+from viva_store.redact import RULESET_VERSION, redact_obj
 from viva_store.skills.uses import after_attribution
 from viva_store.store import Context
 from viva_store.triage.attribution import match_executions
@@ -189,6 +189,7 @@ def record_run(
                 harnesses=harnesses,
                 counts=data,
                 problems=problems,
+                ruleset=RULESET_VERSION,
             )
         )
     )
