@@ -165,6 +165,8 @@ def _configure_redaction(config: Config) -> None:
     own = config.section("redact")
     if not own and "viva_store.redact" not in sys.modules:
         return
+    # Rules of one's own, or a redactor loaded already (an earlier store of this process):
+    # set it to this config's rules.
     from viva_store import redact
 
     redact.configure(redact.settings_from_config(own, str(config.home / CONFIG_FILE)))
