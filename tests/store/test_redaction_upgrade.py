@@ -9,19 +9,23 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Connection, func, insert, select
+from sqlalchemy import Connection, delete, func, insert, select
 
 from tests.redact.support import secret_of, survivors
 from viva_store import migrations
+from viva_store.db.meta import RULESET_KEY
 from viva_store.db.schema import (
     APPEND_ONLY,
+    CLASSIFICATION,
     ENGAGEMENT_EVENT,
     MESSAGE,
     RECALL_MARK,
     REDACTION,
     REDACTION_UPGRADE,
     SESSION,
+    STORE_META,
 )
+from viva_store.engagement.service import Observation, observe
 from viva_store.recall.service import recall
 from viva_store.recheck.service import (
     redaction_status,
@@ -32,6 +36,7 @@ from viva_store.recheck.service import (
 from viva_store.recheck.tables import VERSIONED
 from viva_store.redact import RULES_BY_ID, RULESET_VERSION
 from viva_store.store import Context
+from viva_store.triage.service import classify
 
 AT = datetime(2026, 5, 30, 9, 0, tzinfo=UTC)
 WORD = "ocelotharbinger"
@@ -167,7 +172,30 @@ def test_running_the_upgrade_again_changes_nothing(
     assert not redaction_status(ctx).upgrade_due
 
 
+def test_a_new_store_is_current_and_its_writers_stamp_the_rules(ctx: Context) -> None:
+    """A new store holds nothing older; classifying, observing a session start and a
+    launch's attribution write text redacted with the current rules, and say so."""
+    secret = _secret()
+    status = redaction_status(ctx)
+    assert status.store_ruleset == RULESET_VERSION and not status.upgrade_due
+    session_id = ctx.store.write(partial(_any_session, ctx))
+
+    classify(ctx, [session_id], "deven", note=f"see {secret}")
+    observe(ctx, Observation("deven", cwd=f"/work/{secret}", harness="codex", task=secret))
+
+    assert redaction_status(ctx).older == {}
+    stored = ctx.store.read(
+        lambda c: [
+            *c.execute(select(CLASSIFICATION.c.note)).scalars(),
+            *(str(b) for b in c.execute(select(ENGAGEMENT_EVENT.c.basis)).scalars()),
+        ]
+    )
+    assert stored and not any(secret in text for text in stored), stored
+    assert any("[REDACTED:github-pat]" in text for text in stored)
+
+
 def test_the_importer_hook_upgrades_when_the_store_predates_the_rules(ctx: Context) -> None:
+    ctx.store.write(lambda c: c.execute(delete(STORE_META).where(STORE_META.c.key == RULESET_KEY)))
     assert upgrade_if_older(ctx) is not None, "a store never upgraded is upgraded once"
     assert upgrade_if_older(ctx) is None
     ctx.store.write(

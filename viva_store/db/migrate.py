@@ -16,6 +16,7 @@ from sqlalchemy.exc import OperationalError, ProgrammingError
 
 from viva_store.db.engine import read, write
 from viva_store.db.guards import present_guards_sql
+from viva_store.db.meta import remember_version
 from viva_store.errors import StoreError
 
 if TYPE_CHECKING:
@@ -78,6 +79,14 @@ def opening_state(engine: Engine) -> OpeningState | None:
     return OpeningState(revisions[0] if revisions else None, triggers)
 
 
+def _record_fresh_ruleset(conn: Connection) -> None:
+    """A new store holds nothing redacted by older rules: say so, so that its first
+    import does not re-check it and ``viva redact`` reports nothing due."""
+    from viva_store.redact.ruleset import RULESET_VERSION
+
+    remember_version(conn, RULESET_VERSION)
+
+
 def upgrade(engine: Engine) -> tuple[str | None, str]:
     """Bring the store to the newest schema; returns (before, after) revisions."""
     head = head_revision()
@@ -97,6 +106,8 @@ def upgrade(engine: Engine) -> tuple[str | None, str]:
             cfg = _alembic_config()
             cfg.attributes["connection"] = conn
             command.upgrade(cfg, "head")
+            if now is None:
+                _record_fresh_ruleset(conn)
         return now, head
 
     return write(engine, work)

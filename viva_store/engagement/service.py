@@ -14,7 +14,7 @@ is never consulted to decide what a caller may see.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
@@ -294,6 +294,14 @@ def observe(
     member = observation.member
     require_self_or_owner(ctx.actor, member, "record the engagement state")
     get_member(ctx, member)
+    from viva_store.redact import RULESET_VERSION, redact_typed  # the rules load when used
+
+    # What the rules read, the values they derive and the basis stored are all redacted.
+    observation = replace(
+        observation,
+        cwd=redact_typed(observation.cwd),
+        task=redact_typed(observation.task),
+    )
     rules = entry_rules(ctx)
     judge = judge or RuleJudge(member_names(ctx))
     now = ctx.store.now()
@@ -322,6 +330,7 @@ def observe(
                         **({"judge": judge.name} if d.source == "judge" else {}),
                     },
                     "note": d.reason,
+                    "ruleset": RULESET_VERSION,
                 }
             )
         if events:

@@ -29,6 +29,7 @@ from viva_store.principles.state import (
     normalize_text,
     parse_week,
 )
+from viva_store.redact import RULESET_VERSION
 from viva_store.store import Context
 
 
@@ -110,9 +111,10 @@ def batch(ctx: Context, week: str | None = None) -> BatchRecord:
                 id=batch_id,
                 week=week,
                 created_by=proposer_name(ctx),
-                summary=summarize(week, groups),
+                summary=summarize(week, groups),  # of stored, redacted wordings
                 candidates=ids,
                 created_at=now,
+                ruleset=RULESET_VERSION,
             )
         )
         events = []
@@ -130,6 +132,7 @@ def batch(ctx: Context, week: str | None = None) -> BatchRecord:
                         "batch_id": batch_id,
                         "at": now,
                         "basis": None if cand is primary else {"into": primary.id},
+                        "ruleset": RULESET_VERSION,
                     }
                 )
         conn.execute(insert(PRINCIPLE_EVENT), events)

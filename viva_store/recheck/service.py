@@ -24,8 +24,10 @@ from sqlalchemy import Connection, func, insert, select, update
 from sqlalchemy.engine import RowMapping
 
 from viva_store.access import require_owner
+from viva_store.db import meta
 from viva_store.db.guards import redaction_permit
-from viva_store.db.schema import MESSAGE, REDACTION, REDACTION_UPGRADE, SESSION, STORE_META
+from viva_store.db.meta import stored_version
+from viva_store.db.schema import MESSAGE, REDACTION, REDACTION_UPGRADE, SESSION
 from viva_store.recall import fts_keys
 from viva_store.recheck.tables import MUTABLE, VERSIONED, Rewritable
 from viva_store.records import JsonRecord
@@ -35,8 +37,6 @@ from viva_store.store import Context
 
 BATCH = 2000
 IN_LIST = 500
-META_KEY = "redact_ruleset"
-"""``store_meta`` key: the rule-set version the store's last upgrade brought it to."""
 
 
 @dataclass(slots=True)
@@ -84,18 +84,9 @@ class _Writes:
     checked: int = 0
 
 
-def stored_version(conn: Connection) -> str | None:
-    """The rule-set version of the store's last upgrade (None: never upgraded)."""
-    return conn.execute(select(STORE_META.c.value).where(STORE_META.c.key == META_KEY)).scalar()
-
-
 def remember_version(conn: Connection, version: str = RULESET_VERSION) -> None:
-    """Record that the whole store is redacted with ``version``."""
-    found = stored_version(conn)
-    if found is None:
-        conn.execute(insert(STORE_META).values(key=META_KEY, value=version))
-    elif found != version:
-        conn.execute(update(STORE_META).where(STORE_META.c.key == META_KEY).values(value=version))
+    """Record that the whole store is redacted with ``version`` (the current rules)."""
+    meta.remember_version(conn, version)
 
 
 def _batch(conn: Connection, spec: Rewritable, after: Any, versioned: bool) -> list[RowMapping]:

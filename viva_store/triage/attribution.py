@@ -202,6 +202,8 @@ def match_executions(
     their own, and sub-agent sessions (they follow their parent), are left alone; a
     session that continues another (a resumed copy) is a run of its own and matches.
     """
+    from viva_store.redact import RULESET_VERSION  # loaded already by the import
+
     ids = sorted(set(session_ids))
     if not ids:
         return set()
@@ -253,6 +255,7 @@ def match_executions(
                     "actor": "viva",
                     "at": now,
                     "note": f"launched through Viva as execution {execution.id}",
+                    "ruleset": RULESET_VERSION,  # the note holds nothing but an id
                 }
             )
         elif len(candidates) > 1:

@@ -82,6 +82,9 @@ def _apply(
     if not refs:
         raise InvalidInput("give at least one session id")
     now = ctx.store.now()
+    from viva_store.redact import RULESET_VERSION, redact_typed  # the rules load when used
+
+    note = redact_typed(note)
 
     def work(conn: Connection) -> Classified:
         ids = list(dict.fromkeys(resolve_many(conn, ctx, refs)))
@@ -96,6 +99,7 @@ def _apply(
                 "actor": "owner",
                 "at": now,
                 "note": note,
+                "ruleset": RULESET_VERSION,
             }
             for sid in ids
         ]
