@@ -28,6 +28,20 @@ def theme_rgb(variables: dict[str, str], name: str) -> tuple[int, int, int]:
         return Color.parse(SEMANTIC_DEFAULTS[name]).rgb
 
 
+def date_ticks(lo: float, hi: float, count: int = 5) -> list[tuple[float, str]]:
+    """Up to ``count`` evenly spaced ticks between two day positions of the time track,
+    labelled with their calendar dates (the axis counts days since 1970; people read
+    dates). The year appears when the span crosses one."""
+    from viva_store.skills.service import instant_of_day
+
+    if hi <= lo:
+        return [(lo, instant_of_day(lo).strftime("%Y-%m-%d"))]
+    days = [lo + (hi - lo) * i / (count - 1) for i in range(count)]
+    instants = [instant_of_day(day) for day in days]
+    form = "%b %d" if instants[0].year == instants[-1].year else "%Y-%m-%d"
+    return [(day, at.strftime(form)) for day, at in zip(days, instants, strict=True)]
+
+
 class DecayPlot(PlotextPlot):
     """Plots one skill's curve; :meth:`show_curve` replaces it, None clears it."""
 
@@ -60,7 +74,7 @@ class DecayPlot(PlotextPlot):
         if curve is None:
             self.refresh()
             return
-        axis = "sessions (this member's)" if curve.track == "session" else "days"
+        axis = "sessions (this member's)" if curve.track == "session" else "date"
         plt.xlabel(axis)
         plt.ylabel("weight")
         if curve.points:
@@ -102,7 +116,11 @@ class DecayPlot(PlotextPlot):
             xs_all.append(due)
         if xs_all:
             lo, hi = min(xs_all), max(xs_all)
-            plt.xlim(lo, hi + max((hi - lo) * 0.04, 1.0))  # the forget line off the frame
+            hi += max((hi - lo) * 0.04, 1.0)  # the forget line off the frame
+            plt.xlim(lo, hi)
+            if curve.track == "time":
+                ticks = date_ticks(lo, hi)
+                plt.xticks([day for day, _ in ticks], [label for _, label in ticks])
         self.refresh()
 
     def _weight_at(self, a: float) -> float:
