@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 
 import orjson
 
-from viva_store.redact.escapes import EscapedView
+from viva_store.redact.escapes import escaped_views
 from viva_store.redact.rules_context import SECRET_WORDS
 from viva_store.redact.ruleset import RULESET_VERSION, RuleSet, active
 from viva_store.redact.values import looks_like_secret
@@ -86,12 +86,14 @@ def _spans(rs: RuleSet, text: str) -> list[tuple[int, int, int]]:
     overlapping spans, the one starting first (then the rule listed first) names the marker.
     Undecoded JSON is also read with its escapes decoded (:mod:`~viva_store.redact.escapes`)."""
     found = _found(rs, text)
-    # Escaped quotes or tabs (`\"key\": \"value\"`) hide what some rules look for;
-    # escaped line breaks alone every rule understands.
-    if '\\"' in text or "\\t" in text:
-        view = EscapedView(text)
-        if view.escaped:
-            found += [(*view.to_raw(s, e), i) for s, e, i in _found(rs, view.view)]
+    # Escaped quotes or tabs (`\"key\": \"value\"`) hide what some rules look for:
+    # read the text decoded too, twice when it was escaped twice, each find mapped back.
+    views = escaped_views(text)
+    for depth, view in enumerate(views):
+        for s, e, i in _found(rs, view.view):
+            for outer in reversed(views[: depth + 1]):
+                s, e = outer.to_raw(s, e)
+            found.append((s, e, i))
     if not found:
         return []
     if "[REDACTED:" in text:

@@ -12,8 +12,34 @@ from __future__ import annotations
 import bisect
 import re
 
-_ESCAPE = re.compile(r'\\(?:u[0-9a-fA-F]{4}|["\\/bfnrt])')
-_SIMPLE = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
+_ESCAPE = re.compile(r'\\(?:u[0-9a-fA-F]{4}|["\'\\/bfnrt])')
+_SIMPLE = {
+    '"': '"',
+    "'": "'",  # not JSON: a shell's or Python's quoted string (a command printing a secret)
+    "\\": "\\",
+    "/": "/",
+    "b": "\b",
+    "f": "\f",
+    "n": "\n",
+    "r": "\r",
+    "t": "\t",
+}
+HINTS = ('\\"', "\\'", "\\t")
+"""Escapes that hide what some rules look for (escaped line breaks alone every rule reads)."""
+
+
+def escaped_views(text: str, depth: int = 2) -> list[EscapedView]:
+    """``text`` decoded once, and again while the decoded text still holds such escapes
+    (JSON inside a quoted command inside JSON): each view reads the one before it."""
+    views: list[EscapedView] = []
+    current = text
+    while len(views) < depth and any(h in current for h in HINTS):
+        view = EscapedView(current)
+        if not view.escaped:
+            break
+        views.append(view)
+        current = view.view
+    return views
 
 
 class EscapedView:
