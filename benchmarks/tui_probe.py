@@ -41,7 +41,8 @@ class Probe(viva_app.VivaApp):
         return super().run(headless=True, size=(160, 48))
 
     def on_ready(self) -> None:
-        super().on_ready()
+        # Textual calls VivaApp.on_ready too (every class's handler): calling it here
+        # as well opened the store twice.
         self.ready_at = time.perf_counter()
         self._task = asyncio.get_running_loop().create_task(self.script())
 
