@@ -1,9 +1,10 @@
 """One run of ``viva`` (its real command line) with timings of what a user waits for.
 
-Run by ``bench_tui.py`` in a process of its own: it swaps the app class the ``viva``
-command opens for one that, once the first frame is up, presses keys the way a user
-would and prints a JSON line of seconds, then the wall-clock instant it pressed ``q``
-(the parent times the exit):
+Run by ``bench_tui.py`` in a pseudo-terminal of its own (the app draws there as it
+would for a user): it swaps the app class the ``viva`` command opens for one that,
+once the first frame is up, presses keys the way a user would and writes a JSON line
+of seconds, then the wall-clock instant it pressed ``q``, to the file
+``VIVA_PROBE_OUT`` names (the parent times the exit):
 
 * ``members``: first frame → the Members pane shows its counts;
 * ``triage``: ``2`` → the Triage list's first rows;
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import sys
 import time
 from collections.abc import Callable
@@ -37,11 +39,9 @@ async def until(check: Callable[[], object], timeout: float = 60.0) -> float:
 
 
 class Probe(viva_app.VivaApp):
-    def run(self, *args: Any, **kwargs: Any) -> Any:
-        return super().run(headless=True, size=(160, 48))
-
     def on_ready(self) -> None:
-        super().on_ready()
+        # Textual calls VivaApp.on_ready too (every class's handler): calling it here
+        # as well opened the store twice.
         self.ready_at = time.perf_counter()
         self._task = asyncio.get_running_loop().create_task(self.script())
 
@@ -100,8 +100,9 @@ class Probe(viva_app.VivaApp):
         out["file_one"] = time.perf_counter() - t0
         await self.idle()
         out.update({k: float(v) for k, v in calls.items()})
-        print(json.dumps(out), flush=True)
-        print(f"QUIT {time.time()}", flush=True)
+        with open(os.environ["VIVA_PROBE_OUT"], "w") as report:
+            report.write(json.dumps(out) + "\n")
+            report.write(f"QUIT {time.time()}\n")
         self.post_message(events.Key("q", "q"))
 
 

@@ -38,10 +38,9 @@ OPEN = "store:open"
 
 @dataclass
 class StoreOpened(Message, bubble=False):
-    """The store is open; the harnesses are those the filters offer."""
+    """The store is open."""
 
     backend: Backend
-    harnesses: list[str]
 
 
 class VivaApp(App[None]):
@@ -128,13 +127,12 @@ class VivaApp(App[None]):
         """Connect in a thread; the screen's waiting requests start once it is open."""
         from viva_tui.screens.backend import Backend
 
-        backend = Backend(self._connect())
-        self.post_message(StoreOpened(backend, backend.harnesses()))
+        self.post_message(StoreOpened(Backend(self._connect())))
 
     def on_store_opened(self, message: StoreOpened) -> None:
         screen = self.screen_stack[0] if self.screen_stack else None
         if isinstance(screen, MainScreen):
-            screen.store_opened(message.backend, message.harnesses)
+            screen.store_opened(message.backend)
 
     @on(Worker.StateChanged)
     def _store_not_opened(self, event: Worker.StateChanged) -> None:

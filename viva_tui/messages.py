@@ -48,6 +48,13 @@ class LaunchCommandsLoaded(Message, bubble=False):
     commands: dict[str, str]
 
 
+@dataclass
+class HarnessesRead(Message, bubble=False):
+    """The harnesses Viva reads, for the filters."""
+
+    harnesses: list[str]
+
+
 @dataclass(eq=False, repr=False)
 class TranscriptLoaded(Message, bubble=False):
     """A full transcript to show in a dialog."""

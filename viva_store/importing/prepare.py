@@ -259,8 +259,9 @@ class Batch:
             if row["key"] not in prepared.message_keys:
                 prepared.message_keys.add(row["key"])
                 prepared.messages.append(row)
-        for usage in chunk.usage:
-            row = _usage_row(self.harness, sid, usage)
+        flagged_keys = flagged([u.usage_key for u in chunk.usage]) if chunk.usage else set()
+        for n, usage in enumerate(chunk.usage):
+            row = _usage_row(self.harness, sid, usage, n in flagged_keys)
             if row["usage_key"] not in prepared.usage_keys:
                 prepared.usage_keys.add(row["usage_key"])
                 prepared.usage.append(row)
@@ -350,9 +351,11 @@ def _ledger_rows(hits: list[Any], where: dict[str, Any], name: str) -> list[dict
     ]
 
 
-def _usage_row(harness: str, sid: str, usage: Usage) -> dict[str, Any]:
+def _usage_row(harness: str, sid: str, usage: Usage, suspect: bool) -> dict[str, Any]:
+    """``usage`` as a row; ``suspect``: a rule keyword occurs in its key (a batch scan
+    decided it), which is then redacted (e.g. a key made of a file name)."""
     key = usage.usage_key
-    if may_hold_secret(key):  # e.g. a key made of a file name
+    if suspect:
         key = redact_text(clean(key))[0]
     return {
         "harness": harness,

@@ -20,7 +20,13 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import ContentSwitcher, Footer
 
 from viva_tui import keys
-from viva_tui.messages import DocumentLoaded, LaunchCommandsLoaded, MembersLoaded, ReportLoaded
+from viva_tui.messages import (
+    DocumentLoaded,
+    HarnessesRead,
+    LaunchCommandsLoaded,
+    MembersLoaded,
+    ReportLoaded,
+)
 from viva_tui.screens.base import once_open
 from viva_tui.screens.import_flow import ImportFlow
 from viva_tui.screens.live_flow import LiveFlow
@@ -36,7 +42,6 @@ from viva_tui.widgets.sidebar import PANES, Sidebar
 if TYPE_CHECKING:
     from viva_store.records import MemberRecord
     from viva_tui.dialogs.report import ReportDialog
-    from viva_tui.screens.backend import Backend
     from viva_tui.widgets.skills_pane import SkillsPane
     from viva_tui.widgets.timeline_pane import TimelinePane
     from viva_tui.widgets.triage_pane import TriagePane
@@ -76,12 +81,16 @@ class MainScreen(LiveFlow, TriageFlow, TimelineFlow, SkillsFlow, PrinciplesFlow,
     def on_mount(self) -> None:
         self.query_one(MembersPane).activate()
         self.load_roster()
-        self.count_queue()  # the sidebar shows how many sessions wait, from the start
 
-    def store_opened(self, backend: Backend, harnesses: list[str] | None = None) -> None:
-        """The app opened the store: fill the harness filters, run what waited."""
-        self.show_harnesses(harnesses or [])
-        super().store_opened(backend)
+    @once_open
+    @work(thread=True, group="store:harnesses", exclusive=True, exit_on_error=False)
+    def read_harnesses(self) -> None:
+        """The harnesses the filters offer (the importer's modules load now, after the
+        roster's counts are on screen)."""
+        self.answer(HarnessesRead(self.backend.harnesses()))
+
+    def on_harnesses_read(self, message: HarnessesRead) -> None:
+        self.show_harnesses(message.harnesses)
 
     def show_harnesses(self, harnesses: Sequence[str]) -> None:
         """What the harness filters offer."""
@@ -171,15 +180,20 @@ class MainScreen(LiveFlow, TriageFlow, TimelineFlow, SkillsFlow, PrinciplesFlow,
         if message.only_these:
             fresh = {r.member.name: r for r in rows}
             rows = [fresh.get(r.member.name, r) for r in pane.rows]
+        if not message.counted:
+            self.members = [r.member for r in message.rows]
+            self.count_members()  # the store counts while the roster is drawn
         rows = self.with_launch_commands(rows)
         await pane.show_members(rows, message.counted)
         if message.counted:
+            if not self.harnesses:
+                self.read_harnesses()
             if not self.launch_commands:  # the first counts: now the rest may load
+                self.count_queue()  # the sidebar shows how many sessions wait
                 self.read_launch_commands(tuple(r.member for r in rows))
                 self.set_timer(0.2, self._build_next)
                 self.load_principles()  # the sidebar shows how many candidates wait
             return
-        self.members = [r.member for r in message.rows]
         self.member_keys = self.choose_member_keys()
         self.roster_loaded = True
         names = [m.name for m in self.members]
@@ -189,7 +203,6 @@ class MainScreen(LiveFlow, TriageFlow, TimelineFlow, SkillsFlow, PrinciplesFlow,
             self.choose_member(keep, announce=False)
         if self.pane_waiting is not None:
             await self.action_show_pane(self.pane_waiting)
-        self.count_members()
 
     @once_open
     @work(thread=True, group="members:launch", exclusive=True, exit_on_error=False)

@@ -87,6 +87,7 @@ highlighted member the one the Timeline and Skills panes show; **l** shows the
         super().__init__()
         self.rows: list[MemberRow] = []
         self._soul_shown: tuple[str, str] | None = None
+        self._counted = False
 
     def compose(self) -> ComposeResult:
         # The table comes with the roster (after the first frame, which stays light).
@@ -114,7 +115,7 @@ highlighted member the one the Timeline and Skills panes show; **l** shows the
 
     async def show_members(self, rows: list[MemberRow], counted: bool) -> None:
         """Fill the roster; ``counted`` False shows … where counts will come."""
-        self.rows = rows
+        self.rows, self._counted = rows, counted
         table = await self._table()
         keep = table.cursor_row
         table.clear()
@@ -150,6 +151,8 @@ highlighted member the one the Timeline and Skills panes show; **l** shows the
         self.query_one("#member-launches", Static).update(_launches(self.rows[index]))
         if self._soul_shown == (m.name, m.soul):
             return  # the counts arrived: the soul has not changed, keep its rendering
+        if not self._counted:
+            return  # the soul (Markdown: slow to load and lay out) follows the counts
         self._soul_shown = (m.name, m.soul)
         self.query_one("#soul-title", Static).update(
             Content.assemble(

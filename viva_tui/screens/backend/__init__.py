@@ -23,16 +23,6 @@ from viva_store.sessions.service import (
 )
 from viva_store.skills.service import SkillParams, list_skills
 from viva_store.store import ChangeStamp, Context
-from viva_store.triage.service import (
-    Classified,
-    Expected,
-    Suggestion,
-    classify,
-    classify_nobody,
-    queue_size,
-    suggest,
-    unclassify,
-)
 from viva_tui.views import (
     PREVIEW_MESSAGES,
     CurveData,
@@ -50,6 +40,7 @@ QUEUED: Expected = ("unattributed", None)
 """The state of every session the triage pane lists (what an action there expects)."""
 if TYPE_CHECKING:
     from viva_store.importing import service as importing
+    from viva_store.triage.service import Classified, Expected, Suggestion
 
 ImportEvent: TypeAlias = (
     "importing.ImportStarted | importing.FilesUnchanged | importing.FileImported"
@@ -130,34 +121,44 @@ class Backend:
 
     def queue_size(self) -> int:
         """How many sessions wait in the triage queue."""
-        return queue_size(self.ctx)
+        from viva_store.triage import service as triage
+
+        return triage.queue_size(self.ctx)
 
     def suggestions(self) -> dict[str, Suggestion]:
         """The suggestion for every queued session, by session id."""
-        return {s.session_id: s for s in suggest(self.ctx)}
+        from viva_store.triage import service as triage
+
+        return {s.session_id: s for s in triage.suggest(self.ctx)}
 
     def assign(self, ids: Sequence[str], member: str | None) -> Classified:
         """File queued sessions into ``member``'s experience (None: nobody's); refused
         when any of them left the queue meanwhile."""
+        from viva_store.triage import service as triage
+
         if member is None:
-            return classify_nobody(self.ctx, ids, note="triage pane", expect=QUEUED)
-        return classify(self.ctx, ids, member, note="triage pane", expect=QUEUED)
+            return triage.classify_nobody(self.ctx, ids, note="triage pane", expect=QUEUED)
+        return triage.classify(self.ctx, ids, member, note="triage pane", expect=QUEUED)
 
     def accept(self, pairs: Sequence[tuple[str, str]]) -> list[Classified]:
         """Accept suggestions: ``(session id, suggested member)`` pairs, one call per member
         (each refused when one of its sessions left the queue meanwhile)."""
+        from viva_store.triage import service as triage
+
         by_member: dict[str, list[str]] = {}
         for sid, member in pairs:
             by_member.setdefault(member, []).append(sid)
         return [
-            classify(self.ctx, ids, member, note="accepted suggestion", expect=QUEUED)
+            triage.classify(self.ctx, ids, member, note="accepted suggestion", expect=QUEUED)
             for member, ids in sorted(by_member.items())
         ]
 
     def undo(self, left: Mapping[str, Expected]) -> Classified:
         """Put sessions back in the triage queue (a new event; nothing is deleted), if each
         is still as the undone action ``left`` it (by session id)."""
-        return unclassify(self.ctx, list(left), note="undo in the triage pane", expect=left)
+        from viva_store.triage import service as triage
+
+        return triage.unclassify(self.ctx, list(left), note="undo in the triage pane", expect=left)
 
     def harnesses(self) -> list[str]:
         """The harnesses Viva reads (for the filters; the importer's modules load now)."""
