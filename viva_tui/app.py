@@ -64,7 +64,7 @@ class VivaApp(App[None]):
             config = config or ctx.store.config
         self.config = config
         self.home = config.home
-        self.prefs = themes.read_prefs(self.home)
+        self.prefs = themes.read_prefs(config.state_dir)
         self.keymap: dict[str, str] = {}
         self._startup_problems: list[str] = []
         self._load_keymap()
@@ -92,7 +92,9 @@ class VivaApp(App[None]):
         Done in the constructor, before the stylesheet is first parsed: choosing a theme
         later would parse every style twice before the first frame.
         """
-        loaded = themes.load_themes(themes.theme_dirs(self.home), self.home / themes.CACHE_FILE)
+        loaded = themes.load_themes(
+            themes.theme_dirs(self.config.config_dir), self.config.cache_dir / themes.CACHE_FILE
+        )
         for theme in loaded.themes:
             self.register_theme(theme)
         # The palette lists these by name; Textual's own "Theme" command lists them all.
@@ -154,10 +156,10 @@ class VivaApp(App[None]):
         self.remember(theme=theme.name)
 
     def remember(self, **prefs: Any) -> None:
-        """Persist UI choices (theme, member) in ``$VIVA_HOME/ui.json``."""
+        """Persist UI choices (theme, member) in ``ui.json`` of the state dir."""
         self.prefs.update(prefs)
         try:
-            themes.write_prefs(self.home, prefs)
+            themes.write_prefs(self.config.state_dir, prefs)
         except OSError as exc:
             self.notify(f"cannot save UI preferences: {exc}", severity="warning")
 
