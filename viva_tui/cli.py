@@ -44,6 +44,9 @@ TOP_COMMANDS = {
     "tui": "tui",
     "launch": "launch",
     "mcp": "mcp",
+    "doctor": "maintenance",
+    "backup": "maintenance",
+    "restore": "maintenance",
 }
 """Each top-level command and the module of ``viva_tui.commands`` defining it."""
 MODULE_APPS = {"skills": "top"}
