@@ -170,8 +170,24 @@ class VivaApp(App[None]):
         else:
             message = f"internal error: {type(error).__name__}: {error}"
             self.log.error("".join(traceback.format_exception(error)))
+        self._log_failure(error, during)
         title = f"Failed: {during}" if during else "Failed"
         self.notify(message, title=title, severity="error", timeout=10)
+
+    def _log_failure(self, error: BaseException, during: str) -> None:
+        """Background failures go to Viva's log (an unexpected one with its traceback)."""
+        from viva_store.logs.service import get_logger, keep_off_screen
+
+        keep_off_screen()
+        try:
+            log = get_logger(self.config, "app")
+        except VivaError:
+            return  # a bad VIVA_LOG_LEVEL: the failure is on screen already
+        what = f"failed: {during}" if during else "failed"
+        if isinstance(error, VivaError):
+            log.warning("%s: %s", what, error)
+        else:
+            log.error("%s", what, exc_info=error)
 
     # Command palette ---------------------------------------------------------------------
 
@@ -213,6 +229,9 @@ def run_app(config: Config, connect: Callable[[], Context]) -> None:
     import os
     import sys
 
+    from viva_store.logs.service import keep_off_screen
+
+    keep_off_screen()  # the app owns the terminal: --verbose prints nothing onto it
     app = VivaApp(connect, config=config)
     app.run()
     sys.stdout.flush()
