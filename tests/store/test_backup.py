@@ -72,7 +72,7 @@ def test_a_backup_during_an_import_is_the_store_at_one_of_its_commits(
     importer = threading.Thread(target=run, args=(ctx,), kwargs={"claude-code": root})
     importer.start()
     assert halfway.wait(60)
-    copies = []
+    copies: list[tuple[Path, Any]] = []
     while importer.is_alive() or not copies:
         target = tmp_path / f"copy-{len(copies)}.db"
         done = backup(config, OWNER, target, NOW)
