@@ -19,7 +19,7 @@ from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError, SQLAlch
 
 from viva_store import clock
 from viva_store.access import OWNER, Actor
-from viva_store.config import CONFIG_FILE, Config, ensure_home, load_config
+from viva_store.config import Config, ensure_home, load_config
 from viva_store.db import engine as db_engine
 from viva_store.db.guards import expected_guards
 from viva_store.db.migrate import head_revision, opening_state, upgrade
@@ -56,7 +56,7 @@ class Store:
         _configure_redaction(config)
         url = _checked_url(config.db_url)
         if config.is_sqlite and config.db_url == config.default_db_url:
-            ensure_home(config)  # the default store lives in VIVA_HOME, made on first use
+            ensure_home(config)  # the default store lives in the data dir, made on first use
         try:
             engine = db_engine.make_engine(config.db_url)
         except (NoSuchModuleError, ModuleNotFoundError) as exc:
@@ -169,7 +169,7 @@ def _configure_redaction(config: Config) -> None:
     # set it to this config's rules.
     from viva_store import redact
 
-    redact.configure(redact.settings_from_config(own, str(config.home / CONFIG_FILE)))
+    redact.configure(redact.settings_from_config(own, str(config.config_file)))
 
 
 def _checked_url(text: str) -> URL:

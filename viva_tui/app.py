@@ -63,7 +63,7 @@ class VivaApp(App[None]):
             config = config or ctx.store.config
         self.config = config
         self.home = config.home
-        self.prefs = themes.read_prefs(self.home)
+        self.prefs = themes.read_prefs(config.state_dir)
         self.keymap: dict[str, str] = {}
         self._startup_problems: list[str] = []
         self._load_keymap()
@@ -91,7 +91,9 @@ class VivaApp(App[None]):
         Done in the constructor, before the stylesheet is first parsed: choosing a theme
         later would parse every style twice before the first frame.
         """
-        loaded = themes.load_themes(themes.theme_dirs(self.home), self.home / themes.CACHE_FILE)
+        loaded = themes.load_themes(
+            themes.theme_dirs(self.config.config_dir), self.config.cache_dir / themes.CACHE_FILE
+        )
         for theme in loaded.themes:
             self.register_theme(theme)
         # The palette lists these by name; Textual's own "Theme" command lists them all.
@@ -152,10 +154,10 @@ class VivaApp(App[None]):
         self.remember(theme=theme.name)
 
     def remember(self, **prefs: Any) -> None:
-        """Persist UI choices (theme, member) in ``$VIVA_HOME/ui.json``."""
+        """Persist UI choices (theme, member) in ``ui.json`` of the state dir."""
         self.prefs.update(prefs)
         try:
-            themes.write_prefs(self.home, prefs)
+            themes.write_prefs(self.config.state_dir, prefs)
         except OSError as exc:
             self.notify(f"cannot save UI preferences: {exc}", severity="warning")
 
@@ -166,8 +168,24 @@ class VivaApp(App[None]):
         else:
             message = f"internal error: {type(error).__name__}: {error}"
             self.log.error("".join(traceback.format_exception(error)))
+        self._log_failure(error, during)
         title = f"Failed: {during}" if during else "Failed"
         self.notify(message, title=title, severity="error", timeout=10)
+
+    def _log_failure(self, error: BaseException, during: str) -> None:
+        """Background failures go to Viva's log (an unexpected one with its traceback)."""
+        from viva_store.logs.service import get_logger, keep_off_screen
+
+        keep_off_screen()
+        try:
+            log = get_logger(self.config, "app")
+        except VivaError:
+            return  # a bad VIVA_LOG_LEVEL: the failure is on screen already
+        what = f"failed: {during}" if during else "failed"
+        if isinstance(error, VivaError):
+            log.warning("%s: %s", what, error)
+        else:
+            log.error("%s", what, exc_info=error)
 
     # Command palette ---------------------------------------------------------------------
 
@@ -209,6 +227,9 @@ def run_app(config: Config, connect: Callable[[], Context]) -> None:
     import os
     import sys
 
+    from viva_store.logs.service import keep_off_screen
+
+    keep_off_screen()  # the app owns the terminal: --verbose prints nothing onto it
     app = VivaApp(connect, config=config)
     app.run()
     sys.stdout.flush()

@@ -9,13 +9,14 @@ a name it does not know (Typer's suggestions need them all).
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import io
 import os
 import sys
 from collections.abc import Sequence
 from functools import cache
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Annotated, Any, TextIO
 
 import typer
 import typer.main
@@ -44,6 +45,9 @@ TOP_COMMANDS = {
     "tui": "tui",
     "launch": "launch",
     "mcp": "mcp",
+    "doctor": "maintenance",
+    "backup": "maintenance",
+    "restore": "maintenance",
 }
 """Each top-level command and the module of ``viva_tui.commands`` defining it."""
 MODULE_APPS = {"skills": "top"}
@@ -56,6 +60,8 @@ GROUPS = {
     "state": ("recall", "state_app"),
 }
 """Each command group: its module and the module's Typer."""
+GLOBAL_FLAGS = frozenset({"--verbose"})
+"""Options of ``viva`` itself that may come before the command's name."""
 
 
 def _new_app() -> typer.Typer:
@@ -71,8 +77,18 @@ def _new_app() -> typer.Typer:
     return viva
 
 
-def _default(ctx: typer.Context) -> None:
+def _default(
+    ctx: typer.Context,
+    verbose: Annotated[
+        bool,
+        typer.Option("--verbose", help="Log DEBUG too, and show each log record on stderr."),
+    ] = False,
+) -> None:
     """With no command, open the app (same as `viva tui`)."""
+    if verbose:
+        from viva_store.logs.service import set_verbose
+
+        set_verbose()
     if ctx.invoked_subcommand is None:
         from viva_tui.commands.tui import open_app
 
@@ -104,6 +120,8 @@ def whole_app() -> typer.Typer:
 def app_for(args: Sequence[str]) -> typer.Typer:
     """The app with only the command (or group) ``args`` start with; the whole app when
     they name none of them (help, a mistyped name: its suggestions)."""
+    if args and args[0] in GLOBAL_FLAGS:
+        return app_for(args[1:])
     word = args[0] if args else ""
     if word.startswith("-"):
         return whole_app()
@@ -204,6 +222,7 @@ def _run() -> None:
     except Exception as exc:  # the last line of defence: no traceback reaches a user
         if os.environ.get("VIVA_DEBUG"):
             raise
+        _log_unexpected(exc)
         sys.stderr.write(
             f"viva: internal error: {unexpected_error_line(exc)} "
             "(set VIVA_DEBUG=1 for the traceback)\n"
@@ -211,6 +230,15 @@ def _run() -> None:
         sys.exit(1)
     if isinstance(code, int) and code:
         sys.exit(code)
+
+
+def _log_unexpected(exc: Exception) -> None:
+    """An internal error's traceback goes to Viva's log (never to the screen)."""
+    with contextlib.suppress(Exception):  # the one-line message is what must get out
+        from viva_store.config import load_config
+        from viva_store.logs.service import get_logger
+
+        get_logger(load_config(), "cli").error("internal error", exc_info=exc)
 
 
 if __name__ == "__main__":

@@ -1,11 +1,11 @@
 """Themes as data: YAML files validated before they are registered (posting's way).
 
 Shipped themes live in ``themes/`` (the source checkout, or ``viva_tui/_themes`` inside
-a wheel); the user's own in ``$VIVA_HOME/themes``, which may override a shipped one by
+a wheel); the user's own in ``themes/`` of the config dir, which may override a shipped one by
 name. Textual's ``Theme()`` does not check colours, so every colour is parsed with
 ``Color.parse`` first; a file with any bad value is rejected whole, and every rejection
-of a start-up is gathered into one message. The chosen theme persists in
-``$VIVA_HOME/ui.json``.
+of a start-up is gathered into one message. The chosen theme persists in ``ui.json`` of
+the state dir.
 """
 
 from __future__ import annotations
@@ -79,9 +79,9 @@ def shipped_theme_dir() -> Path:
     return bundled if bundled.is_dir() else package.parent / "themes"
 
 
-def theme_dirs(home: Path) -> list[Path]:
+def theme_dirs(config_dir: Path) -> list[Path]:
     """Where themes are read from, in order (later files win on a name clash)."""
-    return [shipped_theme_dir(), home / "themes"]
+    return [shipped_theme_dir(), config_dir / "themes"]
 
 
 def _colour(value: Any, where: str, problems: list[str]) -> str | None:

@@ -19,7 +19,8 @@ from pathlib import Path
 
 from viva_store import clock
 from viva_store.access import OWNER, Actor, require_owner
-from viva_store.config import CONFIG_TEMPLATE, Config
+from viva_store.config import Config
+from viva_store.config_template import config_template
 from viva_store.demo.content import HARNESSES, MODELS, PROJECTS
 from viva_store.demo.harness_files import WRITERS, SessionSpec, Turn
 from viva_store.demo.principles_week import principles_week
@@ -181,7 +182,7 @@ def build_demo(
     # falls back to the harnesses' own folders, which hold the user's real sessions.
     roots = {h: home / "harness-files" / h for h in harness_names()}
     (home / "config.toml").write_text(
-        CONFIG_TEMPLATE
+        config_template()
         + DEMO_SKILLS
         + "\n[roots]\n"
         + "".join(f'{h} = "{p}"\n' for h, p in roots.items()),

@@ -17,6 +17,7 @@ quarantined + blank + withheld.
 
 from __future__ import annotations
 
+import logging
 import secrets
 from collections.abc import Generator
 
@@ -40,6 +41,7 @@ from viva_store.importing.summary import (
     ImportStarted,
     ImportSummary,
 )
+from viva_store.logs.service import get_logger
 from viva_store.store import Context
 
 __all__ = [
@@ -70,8 +72,10 @@ def run_import(
     chosen = [registry.check(h) for h in harnesses] if harnesses else registry.names()
     started = ctx.store.now()
     summary = ImportSummary(run_id="r" + secrets.token_hex(6))
+    log = get_logger(ctx.store.config, "import")  # a bad VIVA_LOG_LEVEL stops it here
     found = find_sources(ctx, chosen, overrides)
     summary.problems.extend(found.problems)
+    log.debug("run %s: %d files found, %d bytes", summary.run_id, len(found.files), found.bytes)
     yield ImportStarted(found.sources, found.bytes)
     keys = ctx.store.read(path_keys)
     todo = plan(ctx, chosen, found, keys)
@@ -115,7 +119,28 @@ def run_import(
     summary.sessions_unchanged = int(total or 0) - summary.sessions_new - summary.sessions_updated
     summary.lines_skipped = summary.lines_blank + summary.lines_quarantined
     record_run(ctx, summary.run_id, summary.to_json(), chosen, started)
+    _log_run(log, summary, chosen)
     return summary
+
+
+def _log_run(log: logging.Logger, summary: ImportSummary, chosen: list[str]) -> None:
+    """The run and each of its problems in Viva's log."""
+    log.info(
+        "run %s (%s): %d files scanned, %d unchanged; %d new sessions, %d updated, "
+        "%d messages added, %d lines skipped, %d problems",
+        summary.run_id,
+        ", ".join(chosen),
+        summary.files_scanned,
+        summary.files_unchanged,
+        summary.sessions_new,
+        summary.sessions_updated,
+        summary.messages_added,
+        summary.lines_skipped,
+        len(summary.problems),
+    )
+    for problem in summary.problems:
+        where = f"{problem.path}:{problem.line}" if problem.line else problem.path
+        log.warning("run %s: %s: %s", summary.run_id, where, problem.reason)
 
 
 def _imported(job: Job, writer: Writer) -> FileImported:

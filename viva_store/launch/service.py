@@ -94,11 +94,11 @@ def executable(ctx: Context, lay: Layout, env: Mapping[str, str]) -> tuple[str |
     if configured:
         return (
             None,
-            f"{config.home / 'config.toml'} [launch] {lay.harness} = {name!r}: not an executable",
+            f"{config.config_file} [launch] {lay.harness} = {name!r}: not an executable",
         )
     return None, (
         f"{lay.executable} is not on PATH; install it or set [launch] {lay.harness} = "
-        f'"/path/to/{lay.executable}" in {config.home / "config.toml"}'
+        f'"/path/to/{lay.executable}" in {config.config_file}'
     )
 
 

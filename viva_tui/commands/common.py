@@ -60,6 +60,8 @@ def context() -> Context:
     from viva_store.store import Context, Store
 
     store = Store.open()
+    for notice in store.config.notices:
+        warn(notice)
     actor = resolve_actor(store, os.environ.get("VIVA_GRANT"))
     ctx = Context(store, actor)
     if actor.is_owner and not member_names(ctx):

@@ -18,7 +18,7 @@ app = typer.Typer()
 def demo(
     home: Annotated[
         Path | None,
-        typer.Option("--home", help="Where to build it (default: a 'demo' folder in VIVA_HOME)."),
+        typer.Option("--home", help="Where to build it (default: 'demo' in the data dir)."),
     ] = None,
     no_tui: Annotated[bool, typer.Option("--no-tui", help="Only build the store.")] = False,
     rebuild: Annotated[

@@ -140,9 +140,15 @@ def _watch(harnesses: list[str] | None, overrides: dict[str, str], json_: bool) 
     if not folders:
         warn("no harness folder exists yet; nothing to watch")
         raise typer.Exit(1)
+    from viva_store.logs.service import get_logger
+
+    log = get_logger(ctx.store.config, "watch")
+    log.info("watching %s", ", ".join(str(f) for f in folders))
     warn(f"watching {len(folders)} folder(s); Ctrl-C to stop")
-    for _changes in watch(*folders, debounce=2000, step=200):
+    for changes in watch(*folders, debounce=2000, step=200):
+        log.debug("%d change(s): %s", len(changes), ", ".join(sorted(p for _, p in changes)[:20]))
         summary = _run(harnesses, overrides, show_progress=False)
+        log.info("round %s: %d new sessions", summary.run_id, summary.sessions_new)
         if summary.messages_added or summary.sessions_new or summary.problems:
             if json_:
                 print_json(summary.to_json())

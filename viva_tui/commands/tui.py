@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import typer
@@ -24,7 +25,10 @@ def open_app(home: Path | None = None) -> None:
     from viva_tui.app import owner_context, run_app
 
     if home is None:
-        run_app(load_config(), owner_context)
+        config = load_config()
+        for notice in config.notices:
+            sys.stderr.write(f"viva: {notice}\n")
+        run_app(config, owner_context)
         return
     env = {k: v for k, v in os.environ.items() if k != "VIVA_DB_URL"}
     env["VIVA_HOME"] = str(home)

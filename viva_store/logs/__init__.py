@@ -1,0 +1,1 @@
+"""Viva's log file (Python ``logging``, redacted, in the user log dir)."""

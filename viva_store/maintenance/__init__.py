@@ -1,0 +1,1 @@
+"""Looking after a store: backups, restores and the ``viva doctor`` report."""
