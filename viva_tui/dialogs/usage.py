@@ -87,7 +87,7 @@ class UsagePlot(PlotextPlot):
             (1.0, "tokens"),
         )  # fmt: skip
         plt.title(f"tokens per day, cache included ({unit})")
-        at = list(range(len(days)))
+        at = [float(n) for n in range(len(days))]
         plt.bar(at, [t / scale for t in totals], color=self._colour("primary"))
         plt.xticks(at[::TICK_EVERY], [d[5:] for d in days[::TICK_EVERY]])  # MM-DD
         plt.ylim(0, max(max(totals) / scale, 1e-9) * 1.05)
