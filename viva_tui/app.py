@@ -199,6 +199,16 @@ class VivaApp(App[None]):
             screen.action_import_sessions,
         )
         yield SystemCommand(
+            "Search every session",
+            "Recall over every session, unattributed ones too, with filters",
+            screen.action_search_everything,
+        )
+        yield SystemCommand(
+            "Show usage",
+            "Tokens by day, and by project or model",
+            screen.action_usage,
+        )
+        yield SystemCommand(
             "Open weekly report",
             "This week's principles, skills and triage",
             screen.action_weekly_report,

@@ -40,6 +40,7 @@ TOP_COMMANDS = {
     "project": "skills",
     "recall": "recall",
     "mark": "recall",
+    "usage": "usage",
     "redact": "redact",
     "demo": "demo",
     "tui": "tui",

@@ -41,6 +41,8 @@ SCREEN = [
     ),
     _b("viva.help", "f1,question_mark", "help", "Help", "What this pane shows and its keys"),
     _b("viva.import", "i", "import_sessions", "Import", "Recover sessions from every harness"),
+    _b("viva.search", "slash", "search_everything", "Search", "Search every session", show=False),
+    _b("viva.usage", "ctrl+u", "usage", "Usage", "Tokens by day, project, model", show=False),
     _b("viva.report", "ctrl+r", "weekly_report", "Report", "This week's report", show=False),
     _b("viva.reload", "ctrl+l,f5", "reload", "Reload", "Read everything again", show=False),
     _b("viva.quit", "q", "app.quit", "Quit", "Leave Viva"),
@@ -64,14 +66,14 @@ TRIAGE = [
     _b("triage.nobody", "n", "nobody", "Nobody's", "Recovered, but belongs to no member"),
     _b("triage.accept", "y", "accept", "Accept", "Accept the suggested member"),
     _b("triage.undo", "u", "undo", "Undo", "Undo the last triage action"),
-    _b("triage.filter", "f,slash", "filter", "Filter", "Filter by harness, project, text"),
+    _b("triage.filter", "f", "filter", "Filter", "Filter by harness, project, text"),
     _b("triage.open", "enter", "open", "Open", "Read the whole transcript"),
     _b("triage.fold", "z", "fold", "Tool calls", "Fold or unfold tool calls", show=False),
 ]
 
 TIMELINE = [
     _b("timeline.open", "enter", "open", "Open", "Read the session's transcript"),
-    _b("timeline.search", "slash", "search", "Search", "Search this member's experience"),
+    _b("timeline.search", "s", "search", "Search member", "Search this member's experience"),
     _b("timeline.filter", "f", "filter", "Filter", "Filter by harness and project"),
     _b("timeline.member", "m", "choose_member", "Member", "Whose timeline"),
 ]

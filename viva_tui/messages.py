@@ -28,6 +28,7 @@ if TYPE_CHECKING:
         SkillsData,
         TimelineEvents,
         Transcript,
+        UsageData,
     )
 
 
@@ -57,9 +58,10 @@ class HarnessesRead(Message, bubble=False):
 
 @dataclass(eq=False, repr=False)
 class TranscriptLoaded(Message, bubble=False):
-    """A full transcript to show in a dialog."""
+    """A full transcript to show in a dialog, at message ``at_seq`` (None: its start)."""
 
     transcript: Transcript
+    at_seq: int | None = None
 
 
 @dataclass(eq=False, repr=False)
@@ -197,6 +199,21 @@ class SearchFinished(Message, bubble=False):
     member: str
     text: str
     result: SearchResult
+
+
+@dataclass(eq=False, repr=False)
+class ArchiveSearchFinished(Message, bubble=False):
+    """Recall hits over every session, for the search dialog."""
+
+    text: str
+    result: SearchResult
+
+
+@dataclass(eq=False, repr=False)
+class UsageLoaded(Message, bubble=False):
+    """What the Usage view shows."""
+
+    data: UsageData
 
 
 # Skills -----------------------------------------------------------------------------------

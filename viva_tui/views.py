@@ -16,12 +16,15 @@ if TYPE_CHECKING:
     from viva_store.recall.service import RecallHit
     from viva_store.records import ExecutionRecord, MemberRecord, MessageRecord, SessionRecord
     from viva_store.skills.service import SkillParams
+    from viva_store.usage.service import UsageReport
 
 PREVIEW_MESSAGES = 120
 TRIAGE_PAGE = 100
 """Sessions per triage page (more load as the cursor nears the end)."""
 TIMELINE_PAGE = 200
 TRANSCRIPT_MESSAGES = 2000
+CHART_DAYS = 30
+"""How many days the Usage view's chart covers, up to the store clock's today."""
 OPEN_CANDIDATES = ("pending", "deferred")
 """Candidate statuses still waiting for the owner."""
 
@@ -101,6 +104,26 @@ class SearchResult:
     hits: tuple[RecallHit, ...]
     items: tuple[Any, ...]
     notes: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ArchiveQuery:
+    """The owner's search over every session: words and the filters ("" is no filter;
+    ``since`` as ``--since`` takes it)."""
+
+    text: str
+    harness: str = ""
+    project: str = ""
+    member: str = ""
+    since: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class UsageData:
+    """What the Usage view shows: recent days for the chart, and the table's grouping."""
+
+    days: UsageReport
+    table: UsageReport
 
 
 # Skills ---------------------------------------------------------------------------------

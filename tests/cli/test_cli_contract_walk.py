@@ -27,7 +27,6 @@ NOT_BUILT_YET = frozenset(
         "viva export",
         "viva session resume",
         "viva session label",
-        "viva usage",
         "viva knowledge propose",
         "viva knowledge admit",
         "viva knowledge decline",

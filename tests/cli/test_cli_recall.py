@@ -160,3 +160,26 @@ def test_principles_and_skills_come_after_the_sessions(
         None,
     )
     assert {"session_id", "harness", "at", "score", "snippet"} <= set(principle)
+
+
+def test_recall_filters_by_harness_project_and_since(history: dict[str, str]) -> None:
+    def ids(*args: str) -> set[str]:
+        result = run(["recall", "cache", "--limit", "50", "--json", *args])
+        assert result.code == 0, result.err
+        return {hit["session_id"] for hit in json.loads(result.out)}
+
+    everything = ids()
+    assert ids("--harness", "claude-code") == everything
+    assert ids("--harness", "codex") == set()
+    viva = {history["d-planted"], history["d-recent"], history["a-private"]}
+    assert ids("--project", "/work/viva") == viva
+    # VIVA_NOW is the history's 2026-06-01 12:00Z: relative forms count back from it.
+    assert ids("--since", "2026-05-30T00:00Z") == {history["d-recent"], history["d-other-project"]}
+    assert ids("--since", "36h") == {history["d-recent"]}
+    assert ids("--since", "2030-01-01") == set()
+    assert ids("--project", "/work/viva", "--since", "2026-05-30T00:00Z") == {history["d-recent"]}
+
+
+def test_recall_filters_refuse_bad_input_in_one_line(history: dict[str, str]) -> None:
+    one_line_error(run(["recall", "cache", "--harness", "emacs"]), "emacs")
+    one_line_error(run(["recall", "cache", "--since", "last Tuesday"]), "--since", code=2)

@@ -12,7 +12,8 @@ import pytest
 
 from tests.store.recall_fixtures import ALICE_PHRASE, NOW, PLANTED, as_member, build_history
 from viva_store.errors import AccessDenied, InvalidInput
-from viva_store.recall.search import mark_importance, recall
+from viva_store.recall.marks import mark_importance
+from viva_store.recall.search import recall
 from viva_store.store import Context
 from viva_store.triage.classify import classify, unclassify
 

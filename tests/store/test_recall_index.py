@@ -18,7 +18,8 @@ from tests.store.recall_fixtures import PLANTED
 from viva_store.db.schema import MESSAGE, RECALL_SESSION, SESSION
 from viva_store.principles.service import propose
 from viva_store.recall import index as recall_index
-from viva_store.recall.search import mark_importance, recall
+from viva_store.recall.marks import mark_importance
+from viva_store.recall.search import recall
 from viva_store.store import Context
 from viva_store.triage.classify import classify
 

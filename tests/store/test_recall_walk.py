@@ -22,7 +22,8 @@ from sqlalchemy import func, insert, select
 from tests.store.recall_fixtures import NOW, as_member
 from viva_store.clock import as_utc
 from viva_store.db.schema import CLASSIFICATION, MESSAGE, SESSION
-from viva_store.recall.search import mark_importance, recall
+from viva_store.recall.marks import mark_importance
+from viva_store.recall.search import recall
 from viva_store.store import Context
 from viva_store.triage import attribution
 from viva_store.triage.classify import classify, unclassify

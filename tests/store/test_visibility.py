@@ -42,6 +42,7 @@ from viva_store.skills import uses as skill_uses
 from viva_store.store import Context
 from viva_store.triage import suggest
 from viva_store.triage.classify import classify
+from viva_store.usage import service as usage
 from viva_tui.commands.common import to_jsonable
 
 NAMES = ("samuel", "deven", "alice", "oliver", "victor")
@@ -139,6 +140,9 @@ CALLS: dict[str, Callable[[Context], Any]] = {
         marker, principles.principle_history
     ),
     "viva_store.reports.weekly.weekly_report": principle_reader(marker, report.weekly_report),
+    "viva_store.usage.service.usage": lambda c: [
+        usage.usage(c, by=by) for by in ("project", "member", "branch", "harness")
+    ],
     "viva_store.recall.search.recall": lambda c: [
         recall.recall(c, "private marker", limit=50),
         recall.recall(c, "tell me about", order="newest", limit=50),
@@ -187,6 +191,15 @@ def test_a_member_sees_nothing_of_another_member(ctx: Context, name: str) -> Non
     if marker("deven") in as_member:
         as_owner = json.dumps(to_jsonable(CALLS[name](ctx)))
         assert all(marker(m) in as_owner for m in NAMES)
+
+
+def test_usage_counts_only_the_actors_sessions(ctx: Context) -> None:
+    """Member names and token counts are not markers: the groups are checked directly."""
+    deven = ctx.as_actor(resolve_actor(ctx.store, issue_grant(ctx, "deven").token))
+    mine = usage.usage(deven, by="member")
+    assert [r.key for r in mine.rows] == ["deven"] and mine.total.sessions == 1
+    everyone = usage.usage(ctx, by="member")
+    assert {r.key for r in everyone.rows} == set(NAMES) and everyone.total.sessions == len(NAMES)
 
 
 def test_member_activity_counts_only_what_the_actor_may_see(ctx: Context) -> None:

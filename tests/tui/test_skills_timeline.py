@@ -100,7 +100,7 @@ def test_timeline_search_uses_recall(app: VivaApp, demo_ctx: Context) -> None:
         screen.choose_member("deven", announce=False)
         await pilot.press("3")
         await settle(pilot)
-        await pilot.press("slash", *"WAL", "enter")
+        await pilot.press("s", *"WAL", "enter")
         await settle(pilot)
         listing = screen.query_one(TimelinePane).query_one(RowList)
         return [

@@ -98,6 +98,18 @@ class TestDialogs:
         """Enter on a queued session: the whole redacted transcript, tool calls folded."""
         assert snap_compare(app, terminal_size=SIZE, run_before=steps("2", "enter"))
 
+    def test_usage(self, app: VivaApp, snap_compare: Snap) -> None:
+        """ctrl+u: the last 30 days' tokens as bars in the theme's primary colour, and the
+        table by project (sessions, each kind of token, no cost: no [prices])."""
+        assert snap_compare(app, terminal_size=SIZE, run_before=steps("ctrl+u"))
+
+    def test_search_everything(self, app: VivaApp, snap_compare: Snap) -> None:
+        """/ then a word: every session's best hit, unattributed ones too, with provenance
+        and the match highlighted."""
+        assert snap_compare(
+            app, terminal_size=SIZE, run_before=steps("slash", *"WAL", "enter", "down")
+        )
+
     def test_reject_needs_a_reason(self, app: VivaApp, snap_compare: Snap) -> None:
         """r on a candidate: the reason box (rejecting without one is refused)."""
         assert snap_compare(app, terminal_size=SIZE, run_before=steps("5", "r"))

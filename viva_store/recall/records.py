@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from viva_store.clock import as_utc
 from viva_store.records import JsonRecord
 
 
@@ -86,3 +87,24 @@ class RecallResult(JsonRecord):
         out["hits"] = [hit.to_json() for hit in self.hits]
         out["items"] = [item.to_json() for item in self.items]
         return out
+
+
+@dataclass(frozen=True, slots=True)
+class RecallFilter:
+    """What narrows a search besides the member: a harness, a project (its name or cwd),
+    and hits at or after an instant (a message's time; a title's, its session's end)."""
+
+    harness: str | None = None
+    project: str | None = None
+    since: datetime | None = None
+
+    def params(self, dialect: str) -> dict[str, Any]:
+        """The statements' values of these filters (see :class:`Plan`)."""
+        out: dict[str, Any] = {"f_harness": self.harness, "f_project": self.project}
+        if self.since is not None:
+            out["f_since"] = as_utc(self.since)
+            out["f_since_us"] = round(as_utc(self.since).timestamp() * 1_000_000)
+        return out
+
+
+NO_FILTER = RecallFilter()

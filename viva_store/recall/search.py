@@ -21,16 +21,14 @@ The statements themselves are in :mod:`viva_store.recall.sql`.
 from __future__ import annotations
 
 from collections.abc import Hashable
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, insert, select, update
+from sqlalchemy import Connection
 from sqlalchemy.exc import OperationalError
 
-from viva_store.access import require_owner, require_self_or_owner
+from viva_store.access import require_self_or_owner
 from viva_store.clock import as_utc
-from viva_store.db.schema import RECALL_MARK, RECALL_SESSION
 from viva_store.engagement.service import current_state, entry_rules
 from viva_store.errors import InvalidInput
 from viva_store.members.roster import member_names
@@ -39,7 +37,7 @@ from viva_store.recall import index as recall_index
 from viva_store.recall import knowledge as recall_knowledge
 from viva_store.recall.query import ParsedQuery, conservative_tokens, parse_query
 from viva_store.recall.ranking import STATE_MODES, RecallParams, combine, recency, relevance
-from viva_store.recall.records import RecallHit, RecallItem, RecallResult
+from viva_store.recall.records import NO_FILTER, RecallFilter, RecallHit, RecallItem, RecallResult
 from viva_store.recall.snippet import make_snippet
 from viva_store.recall.sql import Plan, Statements, statements
 from viva_store.recall.walk import (
@@ -51,7 +49,6 @@ from viva_store.recall.walk import (
     windows,
 )
 from viva_store.registry import reader
-from viva_store.sessions.service import resolve_ids
 from viva_store.store import Context
 
 ORDERS = ("rank", "newest")
@@ -175,7 +172,12 @@ def _hits(
 
 
 def _plan(
-    ctx: Context, conn: Connection, member: str | None, order: str, state: str | None
+    ctx: Context,
+    conn: Connection,
+    member: str | None,
+    order: str,
+    state: str | None,
+    flt: RecallFilter = NO_FILTER,
 ) -> Plan:
     params = RecallParams.from_config(ctx.store.config.section("recall"))
     target = ctx.actor.member if not ctx.actor.is_owner else member
@@ -195,6 +197,9 @@ def _plan(
         mode=mode,
         project=project,
         prefixes=prefixes,
+        by_harness=flt.harness is not None,
+        by_project=flt.project is not None,
+        by_since=flt.since is not None,
     )
 
 
@@ -222,6 +227,7 @@ def recall(
     order: str = "rank",
     state: str | None = None,
     kinds: tuple[str, ...] = KINDS,
+    flt: RecallFilter = NO_FILTER,
 ) -> RecallResult:
     """Search experience for ``query``; the best hit per session, best first.
 
@@ -231,13 +237,16 @@ def recall(
     (default: ``[recall] state_mode`` for a member, off for the owner).
     ``kinds``: what to search besides sessions — ``skills`` (forgotten ones
     too) and ``principles`` (superseded ones too), in ``RecallResult.items``.
-    A query over ``[recall] max_query_chars`` is truncated; one with no word
-    or number in it is :class:`InvalidInput`.
+    ``flt`` narrows sessions by harness, project and time (skills and principles,
+    which have neither, are then left out). A query over ``[recall] max_query_chars``
+    is truncated; one with no word or number in it is :class:`InvalidInput`.
     """
     _validate(ctx, member, limit, order, state)
     unknown = set(kinds) - set(KINDS)
     if unknown or not kinds:
         raise InvalidInput(f"kinds must be among {', '.join(KINDS)}")
+    if flt != NO_FILTER:
+        kinds = ("sessions",)
     params = RecallParams.from_config(ctx.store.config.section("recall"))
     parsed = parse_query(query, params.max_query_chars)
 
@@ -246,7 +255,7 @@ def recall(
         if check and changes.remembered(conn, PENDING, lambda: recall_index.pending(conn), stamp):
             return None  # index what is new first (a write), then search
         fts.prepare(conn)
-        plan = _plan(ctx, conn, member, order, state)
+        plan = _plan(ctx, conn, member, order, state, flt)
         notes: list[str] = []
         if stale:
             notes.append(
@@ -257,11 +266,11 @@ def recall(
         if parsed.dropped_tokens:
             notes.append(f"only the first {len(parsed.tokens)} distinct words were searched")
         now, matched = ctx.store.now(), "all"
-        hits = _search(conn, plan, parsed, now, False, limit, notes, kinds, stamp)
+        hits = _search(conn, plan, parsed, now, False, limit, notes, kinds, stamp, flt)
         items = _knowledge(ctx, conn, plan, parsed, now, False, limit, kinds, stamp)
         if not hits and not items and len(parsed.tokens) > 1:
             matched = "any"
-            hits = _search(conn, plan, parsed, now, True, limit, notes, kinds, stamp)
+            hits = _search(conn, plan, parsed, now, True, limit, notes, kinds, stamp, flt)
             items = _knowledge(ctx, conn, plan, parsed, now, True, limit, kinds, stamp)
         return RecallResult(
             hits=tuple(hits),
@@ -318,6 +327,7 @@ def _search(
     notes: list[str],
     kinds: tuple[str, ...] = KINDS,
     stamp: Hashable | None = None,
+    flt: RecallFilter = NO_FILTER,
 ) -> list[RecallHit]:
     """Candidates then hits; a token the engine's tokenizer would split is split first."""
     if "sessions" not in kinds:
@@ -328,6 +338,7 @@ def _search(
         params = {
             **fts_match.match_params(plan.dialect, tokens, any_token),
             **fts_match.now_params(plan.dialect, now),
+            **(flt.params(plan.dialect) if plan.filtered else {}),
         }
         try:
             top = fts_match.rank_ceiling(conn, tokens, any_token) if plan.order == "rank" else 1.0
@@ -341,51 +352,3 @@ def _search(
                 notes.append("no searchable word left after splitting unusual characters")
                 return []
     raise AssertionError("unreachable")
-
-
-@dataclass(frozen=True, slots=True)
-class Marked:
-    """A session's importance after the owner marked it."""
-
-    session_id: str
-    importance: float
-    reason: str
-
-
-def mark_importance(ctx: Context, ref: str, value: float | None, note: str = "") -> Marked:
-    """Owner: set a session's importance (0..1), or ``None`` to go back to the derived value.
-
-    Recorded as an append-only ``recall_mark`` event.
-    """
-    from viva_store.redact import RULESET_VERSION, redact_typed  # the rules load when used
-
-    require_owner(ctx.actor, "mark a session's importance")
-    if value is not None and not 0.0 <= value <= 1.0:
-        raise InvalidInput("importance must be between 0 and 1")
-    recall_index.refresh_if_pending(ctx)
-    now = ctx.store.now()
-
-    def work(conn: Connection) -> Marked:
-        sid = resolve_ids(conn, ctx, ref)
-        conn.execute(
-            insert(RECALL_MARK).values(
-                session_id=sid,
-                importance=value,
-                actor="owner",
-                at=now,
-                note=redact_typed(note),
-                ruleset=RULESET_VERSION,
-            )
-        )
-        conn.execute(
-            update(RECALL_SESSION).where(RECALL_SESSION.c.session_id == sid).values(marked=value)
-        )
-        recall_index.reweigh(conn, [sid])
-        row = conn.execute(
-            select(RECALL_SESSION.c.importance, RECALL_SESSION.c.reason).where(
-                RECALL_SESSION.c.session_id == sid
-            )
-        ).one()
-        return Marked(sid, float(row.importance), row.reason)
-
-    return ctx.store.write(work)

@@ -17,9 +17,21 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import DateTime, Select, bindparam, case, func, literal, or_, select, union
+from sqlalchemy import (
+    DateTime,
+    Integer,
+    Select,
+    String,
+    bindparam,
+    case,
+    func,
+    literal,
+    or_,
+    select,
+    union,
+)
 from sqlalchemy.sql.elements import ColumnElement
 
 from viva_store.access import Actor, member_scope
@@ -40,10 +52,18 @@ class Plan:
     mode: str  # prefer | restrict | off
     project: str | None  # the engagement state's project, when it narrows
     prefixes: tuple[str, ...] = ()
+    by_harness: bool = False  # only the harness ``f_harness``
+    by_project: bool = False  # only sessions whose project or cwd is ``f_project``
+    by_since: bool = False  # only hits at or after ``f_since`` (``f_since_us`` on SQLite)
 
     @property
     def narrows(self) -> bool:
         return self.project is not None and self.mode != "off"
+
+    @property
+    def filtered(self) -> bool:
+        """Whether the caller's filters (harness, project, since) narrow the search."""
+        return self.by_harness or self.by_project or self.by_since
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,13 +162,27 @@ def _ordered(
 
 
 def _narrowed(query: Select[Any], plan: Plan, session_col: Any, join: bool) -> Select[Any]:
-    if not plan.narrows:
+    """The engagement state's narrowing and the caller's harness and project filters."""
+    if not (plan.narrows or plan.by_harness or plan.by_project):
         return query
     if join:
         query = query.join(SESSION, SESSION.c.id == session_col)
-    if plan.mode == "restrict":
+    if plan.narrows and plan.mode == "restrict":
         query = query.where(_in_project(plan))
+    if plan.by_harness:
+        query = query.where(SESSION.c.harness == bindparam("f_harness", type_=String))
+    if plan.by_project:
+        project = bindparam("f_project", type_=String)
+        query = query.where(or_(SESSION.c.project == project, SESSION.c.cwd == project))
     return query
+
+
+def _since(at: Any, micro: bool) -> ColumnElement[bool]:
+    """A hit's time at or after ``f_since``; ``micro``: ``at`` is SQLite's index time, in
+    microseconds (``f_since_us``)."""
+    if micro:
+        return cast(ColumnElement[bool], at >= bindparam("f_since_us", type_=Integer))
+    return cast(ColumnElement[bool], at >= bindparam("f_since", type_=SESSION.c.started_at.type))
 
 
 def _matching(plan: Plan, match: fts_match.MessageMatch, drive: bool = True) -> Select[Any]:
@@ -157,6 +191,8 @@ def _matching(plan: Plan, match: fts_match.MessageMatch, drive: bool = True) -> 
         match.message_id.label("id"), match.session_id.label("session_id"), match.at.label("at")
     )
     query = query.select_from(match.source).where(match.condition)
+    if plan.by_since:
+        query = query.where(_since(match.at, micro=plan.dialect == "sqlite"))
     query = _scoped(query, plan, match.session_id, drive)
     return _narrowed(query, plan, match.session_id, join=True)
 
@@ -209,7 +245,7 @@ def _bounded(
     """
     if match.time_key is None or plan.order != "rank" or plan.target is not None:
         return None
-    if plan.narrows:
+    if plan.narrows or plan.filtered:
         return None
     key = match.time_key.label("tkey")
     if single:
@@ -254,6 +290,8 @@ def _titles(plan: Plan, match: fts_match.TitleMatch) -> Select[Any]:
         SESSION.c.id.label("id"), SESSION.c.id.label("session_id"), at.label("at")
     )
     query = query.select_from(match.source).where(match.condition)
+    if plan.by_since:
+        query = query.where(_since(at, micro=False))
     query = _narrowed(_scoped(query, plan, SESSION.c.id), plan, SESSION.c.id, join=False)
     return _ordered(query, plan, match.rank, "id", lambda at: fts_match.age_days(plan.dialect, at))
 

@@ -8,8 +8,10 @@ import typer
 
 from viva_tui.commands.common import (
     JsonOpt,
+    SinceOpt,
     context,
     print_json,
+    since_option,
     table,
     usage_error,
     warn,
@@ -47,11 +49,21 @@ def recall_command(
             "(default: prefer for a member, off for the owner).",
         ),
     ] = None,
+    harness: Annotated[str | None, typer.Option("--harness", help="Only this harness.")] = None,
+    project: Annotated[
+        str | None, typer.Option("--project", help="Only this project (name or cwd).")
+    ] = None,
+    since: SinceOpt = None,
     json_: JsonOpt = False,
 ) -> None:
     """Search experience: the best hit per session by relevance, recency and importance."""
-    from viva_store.recall.service import recall
+    from viva_store.recall.service import RecallFilter, recall
 
+    after = since_option(since)
+    if harness is not None:
+        from viva_store.importing.service import check_harness
+
+        check_harness(harness)
     result = recall(
         context(),
         query,
@@ -59,6 +71,7 @@ def recall_command(
         limit=limit,
         order="newest" if newest else "rank",
         state=state,
+        flt=RecallFilter(harness=harness, project=project, since=after),
     )
     for note in result.notes:
         warn(note)

@@ -21,9 +21,10 @@ class TranscriptDialog(Dialog[None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [*keys.TRANSCRIPT]
 
-    def __init__(self, transcript: Transcript) -> None:
+    def __init__(self, transcript: Transcript, at_seq: int | None = None) -> None:
         super().__init__(classes="dialog")
         self.transcript = transcript
+        self.at_seq = at_seq
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog-box full"):
@@ -35,7 +36,7 @@ class TranscriptDialog(Dialog[None]):
 
     def on_mount(self) -> None:
         view = self.query_one(TranscriptView)
-        view.show(self.transcript)
+        view.show(self.transcript, at_seq=self.at_seq)
         view.focus()
 
     def action_fold(self) -> None:

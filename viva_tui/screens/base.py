@@ -105,14 +105,15 @@ class ServiceScreen(Screen[None]):
 
     @once_open
     @work(thread=True, group="transcript:open", exclusive=True, exit_on_error=False)
-    def open_transcript(self, session_id: str) -> None:
-        """A session's whole transcript, shown in a dialog."""
-        self.answer(TranscriptLoaded(self.backend.transcript(session_id, TRANSCRIPT_MESSAGES)))
+    def open_transcript(self, session_id: str, at_seq: int | None = None) -> None:
+        """A session's whole transcript, shown in a dialog (at message ``at_seq`` if given)."""
+        transcript = self.backend.transcript(session_id, TRANSCRIPT_MESSAGES)
+        self.answer(TranscriptLoaded(transcript, at_seq))
 
     def on_transcript_loaded(self, message: TranscriptLoaded) -> None:
         from viva_tui.dialogs.transcript import TranscriptDialog
 
-        self.app.push_screen(TranscriptDialog(message.transcript))
+        self.app.push_screen(TranscriptDialog(message.transcript, message.at_seq))
 
     @on(Worker.StateChanged)
     def _show_worker_error(self, event: Worker.StateChanged) -> None:

@@ -55,7 +55,7 @@ to it (from every harness), and — when no filter is set — its skill events a
 decisions between them.
 
 * **Enter** opens the highlighted session's transcript; the right side previews it.
-* **f** filters by harness or project; **/** searches the member's experience (the
+* **f** filters by harness or project; **s** searches the member's experience (the
   recall service ranks by relevance, recency and importance); **Esc** in the search box
   returns to the timeline.
 * **m** chooses whose timeline this is (also: Enter in Members, or the command palette).
@@ -113,7 +113,7 @@ decisions between them.
             )
             yield Input(placeholder="project name", id="timeline-project", compact=True)
             yield Input(
-                placeholder="/ search this member's experience", id="timeline-search", compact=True
+                placeholder="s: search this member's experience", id="timeline-search", compact=True
             )
         with Vertical(id="timeline-body"):
             yield titled(RowList(id="timeline-list"), "Experience")

@@ -61,11 +61,14 @@ def whole_input(msg: MessageRecord) -> str:
     return "\n".join(lines)
 
 
-def render_message(msg: MessageRecord, folded: bool) -> Content:
-    """One transcript item as styled content (markup in the text is never interpreted)."""
+def render_message(msg: MessageRecord, folded: bool, hit: bool = False) -> Content:
+    """One transcript item as styled content (markup in the text is never interpreted);
+    ``hit``: marked as the message a search found."""
     style = ROLE_STYLE.get(msg.role, "$text-muted")
     stamp = f"{local(msg.at):%H:%M}" if msg.at else "--:--"
     head = Content.assemble((f"{stamp} ", "$text-muted"), (msg.role, style))
+    if hit:
+        head = Content.styled("▶ ", "bold $search-hit") + head
     if msg.sidechain:
         head = head + Content.styled(" (sub-agent)", "$text-muted")
     if msg.role == "tool":
@@ -109,11 +112,29 @@ def render_header(session: SessionRecord) -> Content:
     return Content.assemble((title, "bold"), "\n", (facts, "$text-muted"))
 
 
-def render_transcript(t: Transcript, folded: bool) -> Content:
-    """A whole transcript as one piece of content: the header, then every message."""
+def _parts(t: Transcript, folded: bool, at_seq: int | None, upto: bool = False) -> list[Content]:
+    """The header and the messages (``upto``: only those before message ``at_seq``)."""
     parts = [render_header(t.session), Content("\n\n")]
     for msg in t.messages:
-        parts += [render_message(msg, folded), Content("\n" if msg.role == "tool" else "\n\n")]
+        if upto and msg.seq == at_seq:
+            break
+        gap = Content("\n" if msg.role == "tool" else "\n\n")
+        parts += [render_message(msg, folded, msg.seq == at_seq), gap]
+    return parts
+
+
+def lines_before(t: Transcript, folded: bool, at_seq: int, width: int) -> int:
+    """How many lines, wrapped at ``width``, come before message ``at_seq``."""
+    if all(msg.seq != at_seq for msg in t.messages):
+        return 0
+    before = Content("").join(_parts(t, folded, at_seq, upto=True))
+    return len(before.wrap(max(width, 1))) - 1  # the last line is the message's own
+
+
+def render_transcript(t: Transcript, folded: bool, at_seq: int | None = None) -> Content:
+    """A whole transcript as one piece of content: the header, then every message
+    (message ``at_seq`` marked as a search's hit)."""
+    parts = _parts(t, folded, at_seq)
     if not t.messages:
         parts.append(Content.styled("(no messages recovered)", "$text-muted"))
     if t.truncated:
@@ -139,14 +160,19 @@ class TranscriptView(VerticalScroll):
         super().__init__(id=id)
         self._transcript: Transcript | None = None
         self._placeholder = placeholder
+        self._at_seq: int | None = None
 
     def compose(self) -> ComposeResult:
         yield Static(Content.styled(self._placeholder, "$text-muted"), classes="transcript-body")
 
-    def show(self, transcript: Transcript | None, placeholder: str = "") -> None:
-        """Draw ``transcript`` (None: show ``placeholder`` instead)."""
+    def show(
+        self, transcript: Transcript | None, placeholder: str = "", at_seq: int | None = None
+    ) -> None:
+        """Draw ``transcript`` (None: show ``placeholder`` instead), scrolled to message
+        ``at_seq`` when given."""
         self._transcript = transcript
         self._placeholder = placeholder
+        self._at_seq = at_seq
         self._redraw()
 
     def toggle_fold(self) -> None:
@@ -161,5 +187,14 @@ class TranscriptView(VerticalScroll):
         if self._transcript is None:
             body.update(Content.styled(self._placeholder, "$text-muted"))
         else:
-            body.update(render_transcript(self._transcript, self.folded))
+            body.update(render_transcript(self._transcript, self.folded, self._at_seq))
         self.scroll_home(animate=False)
+        if self._transcript is not None and self._at_seq is not None:
+            self.call_after_refresh(self._scroll_to_hit)
+
+    def _scroll_to_hit(self) -> None:
+        if self._transcript is None or self._at_seq is None:
+            return
+        width = self.query_one(".transcript-body", Static).content_region.width
+        line = lines_before(self._transcript, self.folded, self._at_seq, width)
+        self.scroll_to(y=line, animate=False)

@@ -25,6 +25,7 @@ from viva_store.skills.service import SkillParams, list_skills
 from viva_store.store import ChangeStamp, Context
 from viva_tui.views import (
     PREVIEW_MESSAGES,
+    ArchiveQuery,
     CurveData,
     MemberRow,
     Page,
@@ -34,6 +35,7 @@ from viva_tui.views import (
     SkillsData,
     TimelineEvents,
     Transcript,
+    UsageData,
 )
 
 QUEUED: Expected = ("unattributed", None)
@@ -227,6 +229,20 @@ class Backend:
         from viva_tui.screens.backend import principles as principle_data
 
         return principle_data.decide(self.ctx, action, ref, text, version)
+
+    # Every session: search and usage ------------------------------------------------------
+
+    def search_everything(self, query: ArchiveQuery) -> SearchResult:
+        """Recall over every session, unattributed ones too, narrowed by the query's filters."""
+        from viva_tui.screens.backend import archive
+
+        return archive.search_everything(self.ctx, query)
+
+    def usage(self, by: str) -> UsageData:
+        """Recent days' usage for the chart and every session's usage grouped ``by``."""
+        from viva_tui.screens.backend import archive
+
+        return archive.usage_data(self.ctx, by)
 
     # Report ----------------------------------------------------------------------------
 

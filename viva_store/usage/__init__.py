@@ -1,0 +1,1 @@
+"""Usage: the stored token totals of the sessions an actor may see, grouped and priced."""
