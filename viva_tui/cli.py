@@ -44,6 +44,7 @@ TOP_COMMANDS = {
     "tui": "tui",
     "launch": "launch",
     "mcp": "mcp",
+    "export": "session_archive",
 }
 """Each top-level command and the module of ``viva_tui.commands`` defining it."""
 MODULE_APPS = {"skills": "top"}

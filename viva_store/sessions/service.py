@@ -25,6 +25,8 @@ from viva_store.store import Context
 
 if TYPE_CHECKING:
     from viva_store.sessions.records import TimelineItem
+    from viva_store.sessions.related import RelatedSessions
+    from viva_store.sessions.resume import ResumeCommand
 
 STATUSES = ("unattributed", "attributed", "nobody")
 TOKENS = (
@@ -338,3 +340,20 @@ def _whole_input(stored: str | None) -> Any:
         return orjson.loads(stored)
     except orjson.JSONDecodeError:
         return stored
+
+
+@reader
+def related_sessions(ctx: Context, ref: str) -> RelatedSessions:
+    """A session's parent (or the original it copies) and its sub-agent and other child
+    sessions, as far as the actor may see."""
+    from viva_store.sessions.related import related
+
+    session = get_session(ctx, ref)
+    return ctx.store.read(lambda c: related(c, ctx, session))
+
+
+def resume_command(ctx: Context, ref: str) -> ResumeCommand:
+    """The owner's command that reopens a session in its harness, in its working folder."""
+    from viva_store.sessions.resume import build_resume
+
+    return build_resume(ctx, get_session(ctx, ref))

@@ -141,3 +141,8 @@ def show(
             )
         if body:
             out.print(escape(body), soft_wrap=True)
+
+
+# `session export` and `session resume` live beside `viva export`; importing them here
+# registers them on this group.
+from viva_tui.commands import session_archive as _archive  # noqa: E402, F401
