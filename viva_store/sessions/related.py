@@ -16,8 +16,9 @@ from viva_store.db.schema import SESSION
 from viva_store.records import JsonRecord, SessionRecord
 from viva_store.store import Context
 
-COPY_RELATIONS = ("copy_of", "continues")
+COPY_RELATIONS = ("copy_of", "continues", "continuation")
 """Relations that make the parent the session's original rather than its parent."""
+
 SUBAGENT = "subagent"
 
 

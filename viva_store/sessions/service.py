@@ -29,6 +29,15 @@ if TYPE_CHECKING:
     from viva_store.sessions.resume import ResumeCommand
 
 STATUSES = ("unattributed", "attributed", "nobody")
+LINK_LABELS = {
+    "subagent": "sub-agent of",
+    "copy_of": "copy of",
+    "continues": "continues",
+    "continuation": "continues",
+    "fork": "forked from",
+    "branch": "branched from",
+}
+"""How a session's link to its parent reads, by relation (``session show``, the app)."""
 TOKENS = (
     "input_tokens",
     "output_tokens",

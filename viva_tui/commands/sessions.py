@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -104,14 +104,16 @@ def show(
     """One session with its (redacted) messages."""
     from rich.markup import escape
 
-    from viva_store.sessions.service import get_session, session_messages
+    from viva_store.sessions.service import get_session, related_sessions, session_messages
 
     ctx = context()
     session = get_session(ctx, ref)
     messages = session_messages(ctx, session.id)
+    related = related_sessions(ctx, session.id)
     if json_:
         data = session.to_json()
         data["messages"] = [m.to_json() for m in messages]
+        data["related"] = related.to_json()
         print_json(data)
         return
     out = console()
@@ -123,6 +125,8 @@ def show(
         if session.started_at
         else f"[dim]{session.id} · {session.harness} {session.native_id}[/]"
     )
+    for label, linked in _lineage(session, related):
+        out.print(f"[dim]{label}:[/] {linked.id} · {escape(linked.title or '(untitled)')}")
     styles = {"user": "bold cyan", "assistant": "bold green", "tool": "yellow", "system": "magenta"}
     for m in messages:
         style = styles.get(m.role, "dim")
@@ -141,6 +145,17 @@ def show(
             )
         if body:
             out.print(escape(body), soft_wrap=True)
+
+
+def _lineage(session: Any, related: Any) -> list[tuple[str, Any]]:
+    """``(label, session)`` for each session linked to the one shown."""
+    from viva_store.sessions.service import LINK_LABELS
+
+    up = related.parent or related.original
+    rows = [(LINK_LABELS.get(session.relation, "child of"), up)] if up else []
+    rows += [("sub-agent", s) for s in related.subagents]
+    rows += [(s.relation or "child", s) for s in related.children]
+    return rows
 
 
 # `session export` and `session resume` live beside `viva export`; importing them here
