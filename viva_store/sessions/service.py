@@ -21,12 +21,12 @@ from viva_store.db.schema import ATTRIBUTION, MEMBER, MESSAGE, SESSION
 from viva_store.errors import InvalidInput, NotFound
 from viva_store.records import JsonRecord, MessageRecord, SessionRecord
 from viva_store.registry import reader
+from viva_store.sessions.related import RelatedSessions as RelatedSessions
+from viva_store.sessions.resume import ResumeCommand as ResumeCommand
 from viva_store.store import Context
 
 if TYPE_CHECKING:
     from viva_store.sessions.records import TimelineItem
-    from viva_store.sessions.related import RelatedSessions
-    from viva_store.sessions.resume import ResumeCommand
 
 STATUSES = ("unattributed", "attributed", "nobody")
 LINK_LABELS = {

@@ -107,7 +107,8 @@ class ServiceScreen(Screen[None]):
     @work(thread=True, group="transcript:open", exclusive=True, exit_on_error=False)
     def open_transcript(self, session_id: str) -> None:
         """A session's whole transcript, shown in a dialog."""
-        self.answer(TranscriptLoaded(self.backend.transcript(session_id, TRANSCRIPT_MESSAGES)))
+        transcript = self.backend.transcript(session_id, TRANSCRIPT_MESSAGES, links=True)
+        self.answer(TranscriptLoaded(transcript))
 
     def on_transcript_loaded(self, message: TranscriptLoaded) -> None:
         from viva_tui.dialogs.transcript import TranscriptDialog

@@ -21,6 +21,7 @@ from textual.widgets import ContentSwitcher, Footer
 
 from viva_tui import keys
 from viva_tui.messages import DocumentLoaded, LaunchCommandsLoaded, MembersLoaded, ReportLoaded
+from viva_tui.screens.archive_flow import ArchiveFlow
 from viva_tui.screens.base import once_open
 from viva_tui.screens.import_flow import ImportFlow
 from viva_tui.screens.live_flow import LiveFlow
@@ -42,7 +43,9 @@ if TYPE_CHECKING:
     from viva_tui.widgets.triage_pane import TriagePane
 
 
-class MainScreen(LiveFlow, TriageFlow, TimelineFlow, SkillsFlow, PrinciplesFlow, ImportFlow):
+class MainScreen(
+    LiveFlow, TriageFlow, TimelineFlow, SkillsFlow, PrinciplesFlow, ImportFlow, ArchiveFlow
+):
     """Sidebar + panes switched with 1–5; every store call runs in a worker; what others
     write to the store meanwhile appears on its own."""
 
