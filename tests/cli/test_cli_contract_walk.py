@@ -23,7 +23,6 @@ CLI_MD = Path(__file__).resolve().parents[2] / "docs" / "CLI.md"
 NOT_BUILT_YET = frozenset(
     {
         "viva --version",
-        "viva session label",
         "viva usage",
         "viva doctor",
         "viva backup",

@@ -114,3 +114,27 @@ def resume(
     sys.stdout.flush()
     done = subprocess.run([program, *command.argv[1:]], cwd=command.cwd, env=os.environ.copy())
     raise typer.Exit(128 - done.returncode if done.returncode < 0 else done.returncode)
+
+
+@session_app.command("label")
+def label(
+    ref: Annotated[str, typer.Argument(help="Viva id, the harness's id, or a unique prefix.")],
+    text: Annotated[str, typer.Argument(help="The label (with --title: the title).")],
+    title: Annotated[
+        bool, typer.Option("--title", help="Show TEXT as the session's title ('': its own).")
+    ] = False,
+    remove: Annotated[bool, typer.Option("--remove", help="Take the label off.")] = False,
+    json_: JsonOpt = False,
+) -> None:
+    """Add a label to a session, take one off, or give it a title (append-only events)."""
+    from viva_store.sessions.service import label_session
+
+    if title and remove:
+        usage_error("choose one of --title, --remove")
+    kind = "title" if title else ("unlabel" if remove else "label")
+    done = label_session(context(), ref, text, kind)
+    if json_:
+        print_json(done)
+        return
+    shown = ", ".join(done.labels) or "no labels"
+    print(f"{done.session_id}: {shown} · {done.title or '(untitled)'}")

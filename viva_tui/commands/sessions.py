@@ -125,6 +125,8 @@ def show(
         if session.started_at
         else f"[dim]{session.id} · {session.harness} {session.native_id}[/]"
     )
+    if session.labels:
+        out.print(f"[dim]labels:[/] {escape(', '.join(session.labels))}")
     for label, linked in _lineage(session, related):
         out.print(f"[dim]{label}:[/] {linked.id} · {escape(linked.title or '(untitled)')}")
     styles = {"user": "bold cyan", "assistant": "bold green", "tool": "yellow", "system": "magenta"}
