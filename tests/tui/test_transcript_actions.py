@@ -172,3 +172,33 @@ def test_a_linked_sub_agent_opens_with_enter(
         relation == "subagent"
         and get_session(demo_ctx, sid).parent_id == get_session(demo_ctx, CART).id
     )
+
+
+def _keeper(tmp_path: Path, name: str, body: str) -> Path:
+    exe = tmp_path / name
+    exe.write_text(f"#!/bin/sh\n{body}\n", "utf-8")
+    exe.chmod(exe.stat().st_mode | stat.S_IEXEC)
+    return exe
+
+
+def test_p_hands_the_transcript_to_the_pager_and_o_a_message_to_the_editor(
+    app: VivaApp, session_here: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    paged, edited = tmp_path / "paged.txt", tmp_path / "edited.txt"
+    monkeypatch.setenv("PAGER", str(_keeper(tmp_path, "pager", f'cat > "{paged}"')))
+    monkeypatch.delenv("VISUAL", raising=False)
+    monkeypatch.setenv("EDITOR", str(_keeper(tmp_path, "editor", f'cp "$1" "{edited}"')))
+    monkeypatch.setattr(app, "suspend", contextlib.nullcontext)
+
+    async def script(pilot: Pilot[None]) -> None:
+        await open_dialog(pilot, NATIVE)
+        await pilot.press("p")
+        await settle(pilot)
+        await pilot.press("o")
+        await settle(pilot)
+
+    drive(app, script)
+    assert "first question about the cache" in paged.read_text()
+    assert "the cache again, here" in paged.read_text() and "### user" in paged.read_text()
+    assert "first question about the cache" in edited.read_text()
+    assert "second question" not in edited.read_text()  # the one message, not the transcript

@@ -12,6 +12,7 @@ from typing import Annotated
 
 import typer
 
+from viva_tui.commands import pager
 from viva_tui.commands.common import (
     JsonOpt,
     SinceOpt,
@@ -20,6 +21,7 @@ from viva_tui.commands.common import (
     since_option,
     usage_error,
 )
+from viva_tui.commands.pager import NoPagerOpt
 from viva_tui.commands.sessions import session_app
 
 app = typer.Typer()
@@ -47,15 +49,20 @@ def export_one(
         ),
     ] = None,
     json_: JsonOpt = False,
+    no_pager: NoPagerOpt = False,
 ) -> None:
     """One session, whole and redacted, as Markdown, HTML, JSON or JSON lines (stdout
-    without -o; --json reports the file written)."""
+    without -o, long Markdown on a terminal through $PAGER; --json reports the file)."""
     from viva_store.export.service import export_transcript, render, write_export
 
     _format(fmt)
     ctx = context()
     if output is None and not json_:
-        sys.stdout.write(render(export_transcript(ctx, ref), fmt))
+        text = render(export_transcript(ctx, ref), fmt)
+        if fmt == "md" and not no_pager and pager.stdout_is_terminal():
+            pager.show(text)
+        else:
+            sys.stdout.write(text)
         return
     folder = output is not None and output.endswith(("/", os.sep))
     written = write_export(ctx, ref, fmt, Path(output) if output else None, folder)

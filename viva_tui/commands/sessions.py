@@ -9,7 +9,6 @@ import typer
 from viva_tui.commands.common import (
     JsonOpt,
     SinceOpt,
-    console,
     context,
     print_json,
     since_option,
@@ -17,6 +16,7 @@ from viva_tui.commands.common import (
     usage_error,
 )
 from viva_tui.commands.output import key, line, when
+from viva_tui.commands.pager import NoPagerOpt, paged
 
 app = typer.Typer()
 session_app = typer.Typer(help="One recovered session.", no_args_is_help=True)
@@ -100,9 +100,9 @@ def show(
         str, typer.Argument(help="Viva id, the harness's session id, or a unique prefix.")
     ],
     json_: JsonOpt = False,
+    no_pager: NoPagerOpt = False,
 ) -> None:
-    """One session with its (redacted) messages."""
-    from rich.markup import escape
+    """One session with its (redacted) messages (long ones through $PAGER)."""
 
     from viva_store.sessions.service import get_session, related_sessions, session_messages
 
@@ -116,7 +116,13 @@ def show(
         data["related"] = related.to_json()
         print_json(data)
         return
-    out = console()
+    with paged(no_pager) as out:
+        _print_session(out, session, messages, related)
+
+
+def _print_session(out: Any, session: Any, messages: Any, related: Any) -> None:
+    from rich.markup import escape
+
     out.print(f"[bold]{escape(session.title or '(untitled)')}[/]")
     out.print(
         f"[dim]{session.id} · {session.harness} {session.native_id} · {session.cwd or '?'} · "
