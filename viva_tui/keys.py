@@ -74,6 +74,7 @@ TIMELINE = [
     _b("timeline.search", "slash", "search", "Search", "Search this member's experience"),
     _b("timeline.filter", "f", "filter", "Filter", "Filter by harness and project"),
     _b("timeline.member", "m", "choose_member", "Member", "Whose timeline"),
+    _b("timeline.export", "e", "export", "Export", "Write the session as HTML; shows the path"),
 ]
 
 SKILLS = [

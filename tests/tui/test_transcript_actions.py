@@ -21,6 +21,7 @@ from viva_store.store import Context
 from viva_tui.app import VivaApp
 from viva_tui.dialogs.confirm import ConfirmModal
 from viva_tui.dialogs.transcript import TranscriptDialog
+from viva_tui.widgets.timeline_pane import TimelinePane
 from viva_tui.widgets.transcript import TranscriptView
 
 from .helpers import drive, settle
@@ -202,3 +203,28 @@ def test_p_hands_the_transcript_to_the_pager_and_o_a_message_to_the_editor(
     assert "the cache again, here" in paged.read_text() and "### user" in paged.read_text()
     assert "first question about the cache" in edited.read_text()
     assert "second question" not in edited.read_text()  # the one message, not the transcript
+
+
+def test_e_in_the_timeline_exports_the_highlighted_session(
+    app: VivaApp, demo_home: Path, demo_ctx: Context
+) -> None:
+    async def script(pilot: Pilot[None]) -> str | None:
+        await settle(pilot)
+        screen = pilot.app.screen
+        screen.choose_member("deven", announce=False)  # type: ignore[attr-defined]
+        await pilot.press("3")
+        await settle(pilot)
+        pane = screen.query_one(TimelinePane)
+        for _ in range(8):  # past the day headings and skill events to a session
+            if pane._current_session():
+                break
+            await pilot.press("down")
+        sid = pane._current_session()
+        await pilot.press("e")
+        await settle(pilot)
+        return sid
+
+    sid = drive(app, script)
+    assert sid is not None and get_session(demo_ctx, sid).member == "deven"
+    written = list((demo_home / "exports").glob(f"*_{sid}.html"))
+    assert len(written) == 1 and "<!DOCTYPE html>" in written[0].read_text()

@@ -7,10 +7,11 @@ import os
 import shlex
 from typing import TYPE_CHECKING
 
-from textual import work
+from textual import on, work
 
 from viva_tui.messages import ResumeCommandLoaded, SessionExported, TranscriptTextLoaded
 from viva_tui.screens.base import ServiceScreen, once_open
+from viva_tui.widgets.pane import Pane
 
 if TYPE_CHECKING:
     from viva_tui.dialogs.base import Dialog
@@ -20,6 +21,10 @@ if TYPE_CHECKING:
 class ArchiveFlow(ServiceScreen):
     """Answers :class:`TranscriptDialog.Requested` (handled by name: the dialog's module
     is imported only when a transcript is first opened)."""
+
+    @on(Pane.ExportRequested)
+    def _export_requested(self, message: Pane.ExportRequested) -> None:
+        self.export_session(message.session_id)
 
     def on_transcript_dialog_requested(self, message: TranscriptDialog.Requested) -> None:
         if message.action == "open":
