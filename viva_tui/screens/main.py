@@ -21,11 +21,11 @@ from textual.widgets import ContentSwitcher, Footer
 
 from viva_tui import keys
 from viva_tui.messages import DocumentLoaded, LaunchCommandsLoaded, MembersLoaded, ReportLoaded
-from viva_tui.screens.archive_flow import ArchiveFlow
 from viva_tui.screens.base import once_open
 from viva_tui.screens.import_flow import ImportFlow
 from viva_tui.screens.live_flow import LiveFlow
 from viva_tui.screens.principles_flow import PrinciplesFlow
+from viva_tui.screens.session_actions_flow import SessionActionsFlow
 from viva_tui.screens.skills_flow import SkillsFlow
 from viva_tui.screens.timeline_flow import TimelineFlow
 from viva_tui.screens.triage_flow import TriageFlow
@@ -44,7 +44,7 @@ if TYPE_CHECKING:
 
 
 class MainScreen(
-    LiveFlow, TriageFlow, TimelineFlow, SkillsFlow, PrinciplesFlow, ImportFlow, ArchiveFlow
+    LiveFlow, TriageFlow, TimelineFlow, SkillsFlow, PrinciplesFlow, ImportFlow, SessionActionsFlow
 ):
     """Sidebar + panes switched with 1–5; every store call runs in a worker; what others
     write to the store meanwhile appears on its own."""

@@ -51,7 +51,7 @@ QUEUED: Expected = ("unattributed", None)
 """The state of every session the triage pane lists (what an action there expects)."""
 if TYPE_CHECKING:
     from viva_store.importing import service as importing
-    from viva_tui.screens.backend.archive import Archive
+    from viva_tui.screens.backend.session_actions import SessionActions
 
 ImportEvent: TypeAlias = (
     "importing.ImportStarted | importing.FilesUnchanged | importing.FileImported"
@@ -131,11 +131,11 @@ class Backend:
         related = related_sessions(self.ctx, session.id) if links else None
         return Transcript(session, tuple(messages[:limit]), len(messages) > limit, related)
 
-    def archive(self) -> Archive:
+    def session_actions(self) -> SessionActions:
         """Export and resume (loaded on first use)."""
-        from viva_tui.screens.backend.archive import Archive
+        from viva_tui.screens.backend.session_actions import SessionActions
 
-        return Archive(self.ctx)
+        return SessionActions(self.ctx)
 
     # Triage ----------------------------------------------------------------------------
 

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from viva_tui.dialogs.transcript import TranscriptDialog
 
 
-class ArchiveFlow(ServiceScreen):
+class SessionActionsFlow(ServiceScreen):
     """Answers :class:`TranscriptDialog.Requested` (handled by name: the dialog's module
     is imported only when a transcript is first opened)."""
 
@@ -39,7 +39,7 @@ class ArchiveFlow(ServiceScreen):
     @once_open
     @work(thread=True, group="transcript:export", exit_on_error=False)
     def export_session(self, session_id: str) -> None:
-        self.answer(SessionExported(self.backend.archive().export(session_id)))
+        self.answer(SessionExported(self.backend.session_actions().export(session_id)))
 
     def on_session_exported(self, message: SessionExported) -> None:
         self.app.notify(f"exported to {message.exported.path}", title="Export", timeout=8)
@@ -47,7 +47,7 @@ class ArchiveFlow(ServiceScreen):
     @once_open
     @work(thread=True, group="transcript:resume", exclusive=True, exit_on_error=False)
     def load_resume(self, session_id: str, copy: bool) -> None:
-        self.answer(ResumeCommandLoaded(self.backend.archive().resume(session_id), copy))
+        self.answer(ResumeCommandLoaded(self.backend.session_actions().resume(session_id), copy))
 
     def on_resume_command_loaded(self, message: ResumeCommandLoaded) -> None:
         from viva_tui.dialogs.confirm import ConfirmModal
@@ -78,7 +78,7 @@ class ArchiveFlow(ServiceScreen):
     @once_open
     @work(thread=True, group="transcript:pager", exit_on_error=False)
     def load_transcript_text(self, session_id: str) -> None:
-        self.answer(TranscriptTextLoaded(self.backend.archive().text(session_id)))
+        self.answer(TranscriptTextLoaded(self.backend.session_actions().text(session_id)))
 
     def on_transcript_text_loaded(self, message: TranscriptTextLoaded) -> None:
         from viva_tui.dialogs.transcript import hand_over

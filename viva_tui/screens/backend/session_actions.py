@@ -15,7 +15,7 @@ APP_FORMAT = "html"
 """What ``e`` writes: the format that reads best without Viva."""
 
 
-class Archive:
+class SessionActions:
     """Export, the transcript as text, and the resume command, for the owner's app."""
 
     def __init__(self, ctx: Context) -> None:
