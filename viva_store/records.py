@@ -100,6 +100,7 @@ class SessionRecord(JsonRecord):
     tokens: dict[str, int] | None = None
     attribution_source: str = "none"
     note: str = ""
+    labels: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -49,6 +49,7 @@ TOP_COMMANDS = {
     "doctor": "maintenance",
     "backup": "maintenance",
     "restore": "maintenance",
+    "export": "session_archive",
 }
 """Each top-level command and the module of ``viva_tui.commands`` defining it."""
 MODULE_APPS = {"skills": "top"}

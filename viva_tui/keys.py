@@ -76,6 +76,7 @@ TIMELINE = [
     _b("timeline.search", "s", "search", "Search member", "Search this member's experience"),
     _b("timeline.filter", "f", "filter", "Filter", "Filter by harness and project"),
     _b("timeline.member", "m", "choose_member", "Member", "Whose timeline"),
+    _b("timeline.export", "e", "export", "Export", "Write the session as HTML; shows the path"),
 ]
 
 SKILLS = [
@@ -99,6 +100,31 @@ PRINCIPLES = [
 TRANSCRIPT = [
     _b("transcript.close", "escape,q", "dismiss", "Close", "Back to the pane"),
     _b("transcript.fold", "z", "fold", "Tool calls", "Fold or unfold tool calls"),
+    _b("transcript.find", "ctrl+f", "find", "Find", "Find text in this transcript"),
+    _b("transcript.next", "n,f3", "find_next(1)", "Next", "The next match", show=False),
+    _b(
+        "transcript.previous",
+        "N,shift+f3",
+        "find_next(-1)",
+        "Previous",
+        "The match before",
+        show=False,
+    ),
+    _b("transcript.links", "l", "links", "Linked", "Parent, sub-agents, copies: Enter opens"),
+    _b("transcript.export", "e", "export", "Export", "Write it as HTML; shows the path"),
+    _b("transcript.resume", "r", "resume", "Resume", "Reopen it in its harness (asks first)"),
+    _b("transcript.copy_resume", "c", "copy_resume", "Copy resume", "Copy the resume command"),
+    _b("transcript.copy_id", "y", "copy_id", "Copy id", "Copy the session id", show=False),
+    _b(
+        "transcript.copy_message",
+        "m",
+        "copy_message",
+        "Copy message",
+        "Copy the message at the top (or the one found)",
+        show=False,
+    ),
+    _b("transcript.pager", "p", "pager", "Pager", "Read it in $PAGER", show=False),
+    _b("transcript.editor", "o", "editor", "Editor", "Open the message in $EDITOR", show=False),
 ]
 
 ALL: dict[str, Sequence[Binding]] = {

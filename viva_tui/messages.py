@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any
 from textual.message import Message
 
 if TYPE_CHECKING:
+    from viva_store.export.service import ExportedFile
+    from viva_store.sessions.service import ResumeCommand
     from viva_store.store import ChangeStamp
     from viva_store.triage.service import Expected, Suggestion
     from viva_tui.views import (
@@ -62,6 +64,28 @@ class TranscriptLoaded(Message, bubble=False):
 
     transcript: Transcript
     at_seq: int | None = None
+
+
+@dataclass(eq=False, repr=False)
+class SessionExported(Message, bubble=False):
+    """A session was written to a file."""
+
+    exported: ExportedFile
+
+
+@dataclass(eq=False, repr=False)
+class ResumeCommandLoaded(Message, bubble=False):
+    """The command that reopens a session: to run after a confirmation, or to copy."""
+
+    command: ResumeCommand
+    copy: bool
+
+
+@dataclass(eq=False, repr=False)
+class TranscriptTextLoaded(Message, bubble=False):
+    """A whole transcript as Markdown, for the pager."""
+
+    text: str
 
 
 @dataclass(eq=False, repr=False)

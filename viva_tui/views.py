@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from viva_store.principles.service import CandidateRecord, PrincipleEventRecord
     from viva_store.recall.service import RecallHit
     from viva_store.records import ExecutionRecord, MemberRecord, MessageRecord, SessionRecord
+    from viva_store.sessions.service import RelatedSessions
     from viva_store.skills.service import SkillParams
     from viva_store.usage.service import UsageReport
 
@@ -58,6 +59,8 @@ class Transcript:
     session: SessionRecord
     messages: tuple[MessageRecord, ...]
     truncated: bool
+    related: RelatedSessions | None = None
+    """Its parent or original and its children (read for the whole-transcript dialog)."""
 
 
 # Members --------------------------------------------------------------------------------

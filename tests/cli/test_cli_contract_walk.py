@@ -23,10 +23,6 @@ CLI_MD = Path(__file__).resolve().parents[2] / "docs" / "CLI.md"
 NOT_BUILT_YET = frozenset(
     {
         "viva --version",
-        "viva session export",
-        "viva export",
-        "viva session resume",
-        "viva session label",
         "viva knowledge propose",
         "viva knowledge admit",
         "viva knowledge decline",

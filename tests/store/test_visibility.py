@@ -25,6 +25,7 @@ from viva_store.access import OWNER
 from viva_store.demo.harness_files import SessionSpec, Turn, claude_code
 from viva_store.engagement import service as engagement
 from viva_store.errors import AccessDenied, NotFound
+from viva_store.export import service as export
 from viva_store.importing.pipeline import run_import
 from viva_store.members import executions, grants
 from viva_store.members import service as members
@@ -129,6 +130,12 @@ CALLS: dict[str, Callable[[Context], Any]] = {
         lambda c, n: sessions.session_messages(c, native_id(n))
     ),
     "viva_store.sessions.service.member_timeline": per_member(sessions.member_timeline),
+    "viva_store.sessions.service.related_sessions": per_member(
+        lambda c, n: sessions.related_sessions(c, native_id(n))
+    ),
+    "viva_store.export.service.export_transcript": per_member(
+        lambda c, n: export.export_transcript(c, native_id(n))
+    ),
     "viva_store.triage.suggest.suggest": suggest.suggest,
     "viva_store.principles.service.active_principles": principle_reader(
         marker, principles.active_principles, NAMES

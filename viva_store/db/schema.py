@@ -377,6 +377,15 @@ ENGAGEMENT_EVENT = _versioned(  # one change of one field of a member's engageme
     Column("basis", JSON),
     Column("note", String, nullable=False, default=""),
 )
+SESSION_LABEL = _versioned(  # a label added or taken off, or a title shown instead
+    "session_label",
+    Column("id", Integer, primary_key=True),
+    Column("session_id", String, ForeignKey("session.id"), nullable=False, index=True),
+    Column("kind", String, nullable=False),  # label | unlabel | title
+    Column("text", String, nullable=False),
+    Column("actor", String, nullable=False),
+    Column("at", INSTANT, nullable=False),
+)
 # --- redaction upgrades: the permit the guards admit, one event per transaction -----------
 REDACT_PERMIT = _table(  # held (on PostgreSQL by its transaction) while an upgrade rewrites
     "redact_permit",

@@ -31,6 +31,7 @@ from viva_store.db.schema import (
     QUARANTINE,
     RECALL_MARK,
     SESSION,
+    SESSION_LABEL,
     SKILL,
 )
 
@@ -85,6 +86,7 @@ VERSIONED: tuple[Rewritable, ...] = (
     Rewritable(PRINCIPLE_BATCH, ("summary",), ("candidates",)),
     Rewritable(RECALL_MARK, ("note",)),
     Rewritable(ENGAGEMENT_EVENT, ("value", "note"), ("basis",)),
+    Rewritable(SESSION_LABEL, ("text",), ledger=lambda row: {"session_id": row["session_id"]}),
 )
 """Append-only logs with a ``ruleset`` column, in the order they are upgraded."""
 

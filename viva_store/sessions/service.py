@@ -21,12 +21,25 @@ from viva_store.db.schema import ATTRIBUTION, MEMBER, MESSAGE, SESSION
 from viva_store.errors import InvalidInput, NotFound
 from viva_store.records import JsonRecord, MessageRecord, SessionRecord
 from viva_store.registry import reader
+from viva_store.sessions.labels import Labelled as Labelled
+from viva_store.sessions.labels import with_labels
+from viva_store.sessions.related import RelatedSessions as RelatedSessions
+from viva_store.sessions.resume import ResumeCommand as ResumeCommand
 from viva_store.store import Context
 
 if TYPE_CHECKING:
     from viva_store.sessions.records import TimelineItem
 
 STATUSES = ("unattributed", "attributed", "nobody")
+LINK_LABELS = {
+    "subagent": "sub-agent of",
+    "copy_of": "copy of",
+    "continues": "continues",
+    "continuation": "continues",
+    "fork": "forked from",
+    "branch": "branched from",
+}
+"""How a session's link to its parent reads, by relation (``session show``, the app)."""
 TOKENS = (
     "input_tokens",
     "output_tokens",
@@ -150,7 +163,7 @@ def list_sessions(ctx: Context, flt: SessionFilter | None = None) -> list[Sessio
     )
     if flt.limit is not None:
         query = query.limit(flt.limit)
-    return ctx.store.read(lambda c: [_record(r) for r in c.execute(query)])
+    return ctx.store.read(lambda c: with_labels(c, [_record(r) for r in c.execute(query)]))
 
 
 @dataclass(frozen=True, slots=True)
@@ -260,10 +273,15 @@ def resolve_session(ctx: Context, ref: str) -> str:
 def get_session(ctx: Context, ref: str) -> SessionRecord:
     """One session the actor may see."""
     sid = resolve_session(ctx, ref)
-    row = ctx.store.read(lambda c: c.execute(_base(ctx).where(SESSION.c.id == sid)).first())
-    if row is None:
+
+    def read(conn: Connection) -> SessionRecord | None:
+        row = conn.execute(_base(ctx).where(SESSION.c.id == sid)).first()
+        return None if row is None else with_labels(conn, [_record(row)])[0]
+
+    found = ctx.store.read(read)
+    if found is None:
         raise NotFound(f"no session matches {ref!r}")
-    return _record(row)
+    return found
 
 
 @reader
@@ -338,3 +356,38 @@ def _whole_input(stored: str | None) -> Any:
         return orjson.loads(stored)
     except orjson.JSONDecodeError:
         return stored
+
+
+@reader
+def related_sessions(ctx: Context, ref: str) -> RelatedSessions:
+    """A session's parent (or the original it copies) and its sub-agent and other child
+    sessions, as far as the actor may see."""
+    from viva_store.sessions.related import related
+
+    session = get_session(ctx, ref)
+    return ctx.store.read(lambda c: related(c, ctx, session))
+
+
+def resume_command(ctx: Context, ref: str) -> ResumeCommand:
+    """The owner's command that reopens a session in its harness, in its working folder."""
+    from viva_store.sessions.resume import build_resume
+
+    return build_resume(ctx, get_session(ctx, ref))
+
+
+def label_session(ctx: Context, ref: str, text: str, kind: str = "label") -> Labelled:
+    """Add a label to a session (``unlabel``: take it off; ``title``: show ``text`` as its
+    title, ``''``: the harness's again), as an append-only event. The owner labels any
+    session, a member only its own."""
+    from viva_store.sessions.labels import record_label
+
+    now = ctx.store.now()
+
+    def work(conn: Connection) -> Labelled:
+        sid = resolve_ids(conn, ctx, ref)
+        stored = record_label(conn, ctx, sid, kind, text, now)
+        row = conn.execute(_base(ctx).where(SESSION.c.id == sid)).one()
+        session = with_labels(conn, [_record(row)])[0]
+        return Labelled(sid, kind, stored, session.labels, session.title, now)
+
+    return ctx.store.write(work)

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from viva_tui.commands.common import (
     JsonOpt,
     SinceOpt,
-    console,
     context,
     print_json,
     since_option,
@@ -17,6 +16,7 @@ from viva_tui.commands.common import (
     usage_error,
 )
 from viva_tui.commands.output import key, line, when
+from viva_tui.commands.pager import NoPagerOpt, paged
 
 app = typer.Typer()
 session_app = typer.Typer(help="One recovered session.", no_args_is_help=True)
@@ -100,21 +100,29 @@ def show(
         str, typer.Argument(help="Viva id, the harness's session id, or a unique prefix.")
     ],
     json_: JsonOpt = False,
+    no_pager: NoPagerOpt = False,
 ) -> None:
-    """One session with its (redacted) messages."""
-    from rich.markup import escape
+    """One session with its (redacted) messages (long ones through $PAGER)."""
 
-    from viva_store.sessions.service import get_session, session_messages
+    from viva_store.sessions.service import get_session, related_sessions, session_messages
 
     ctx = context()
     session = get_session(ctx, ref)
     messages = session_messages(ctx, session.id)
+    related = related_sessions(ctx, session.id)
     if json_:
         data = session.to_json()
         data["messages"] = [m.to_json() for m in messages]
+        data["related"] = related.to_json()
         print_json(data)
         return
-    out = console()
+    with paged(no_pager) as out:
+        _print_session(out, session, messages, related)
+
+
+def _print_session(out: Any, session: Any, messages: Any, related: Any) -> None:
+    from rich.markup import escape
+
     out.print(f"[bold]{escape(session.title or '(untitled)')}[/]")
     out.print(
         f"[dim]{session.id} · {session.harness} {session.native_id} · {session.cwd or '?'} · "
@@ -123,6 +131,10 @@ def show(
         if session.started_at
         else f"[dim]{session.id} · {session.harness} {session.native_id}[/]"
     )
+    if session.labels:
+        out.print(f"[dim]labels:[/] {escape(', '.join(session.labels))}")
+    for label, linked in _lineage(session, related):
+        out.print(f"[dim]{label}:[/] {linked.id} · {escape(linked.title or '(untitled)')}")
     styles = {"user": "bold cyan", "assistant": "bold green", "tool": "yellow", "system": "magenta"}
     for m in messages:
         style = styles.get(m.role, "dim")
@@ -141,3 +153,19 @@ def show(
             )
         if body:
             out.print(escape(body), soft_wrap=True)
+
+
+def _lineage(session: Any, related: Any) -> list[tuple[str, Any]]:
+    """``(label, session)`` for each session linked to the one shown."""
+    from viva_store.sessions.service import LINK_LABELS
+
+    up = related.parent or related.original
+    rows = [(LINK_LABELS.get(session.relation, "child of"), up)] if up else []
+    rows += [("sub-agent", s) for s in related.subagents]
+    rows += [(s.relation or "child", s) for s in related.children]
+    return rows
+
+
+# `session export` and `session resume` live beside `viva export`; importing them here
+# registers them on this group.
+from viva_tui.commands import session_archive as _archive  # noqa: E402, F401

@@ -191,12 +191,13 @@ class SessionShowArgs(Arguments):
 
 
 def session_show(caller: Caller, args: SessionShowArgs) -> Any:
-    from viva_store.sessions.service import get_session, session_messages
+    from viva_store.sessions.service import get_session, related_sessions, session_messages
 
     session = get_session(caller.ctx, args.id)
     messages = session_messages(caller.ctx, session.id, args.limit, args.offset)
     data = session.to_json()
     data["messages"] = [m.to_json() for m in messages]
+    data["related"] = related_sessions(caller.ctx, session.id).to_json()
     return data
 
 

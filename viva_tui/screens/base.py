@@ -106,8 +106,9 @@ class ServiceScreen(Screen[None]):
     @once_open
     @work(thread=True, group="transcript:open", exclusive=True, exit_on_error=False)
     def open_transcript(self, session_id: str, at_seq: int | None = None) -> None:
-        """A session's whole transcript, shown in a dialog (at message ``at_seq`` if given)."""
-        transcript = self.backend.transcript(session_id, TRANSCRIPT_MESSAGES)
+        """A session's whole transcript and its linked sessions, shown in a dialog (at
+        message ``at_seq`` if given)."""
+        transcript = self.backend.transcript(session_id, TRANSCRIPT_MESSAGES, links=True)
         self.answer(TranscriptLoaded(transcript, at_seq))
 
     def on_transcript_loaded(self, message: TranscriptLoaded) -> None:

@@ -32,6 +32,7 @@ from viva_tui.screens.base import once_open
 from viva_tui.screens.import_flow import ImportFlow
 from viva_tui.screens.live_flow import LiveFlow
 from viva_tui.screens.principles_flow import PrinciplesFlow
+from viva_tui.screens.session_actions_flow import SessionActionsFlow
 from viva_tui.screens.skills_flow import SkillsFlow
 from viva_tui.screens.timeline_flow import TimelineFlow
 from viva_tui.screens.triage_flow import TriageFlow
@@ -49,7 +50,14 @@ if TYPE_CHECKING:
 
 
 class MainScreen(
-    LiveFlow, TriageFlow, TimelineFlow, SkillsFlow, PrinciplesFlow, ImportFlow, ArchiveFlow
+    LiveFlow,
+    TriageFlow,
+    TimelineFlow,
+    SkillsFlow,
+    PrinciplesFlow,
+    ImportFlow,
+    ArchiveFlow,
+    SessionActionsFlow,
 ):
     """Sidebar + panes switched with 1–5; every store call runs in a worker; what others
     write to the store meanwhile appears on its own."""

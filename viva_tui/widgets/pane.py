@@ -36,6 +36,12 @@ class Pane(Vertical):
 
         session_id: str
 
+    @dataclass(eq=False, repr=False)
+    class ExportRequested(Message):
+        """Write a session to a file (the path is shown)."""
+
+        session_id: str
+
     class MemberPickRequested(Message):
         """Ask the owner whose timeline and skills to show."""
 

@@ -347,6 +347,10 @@ decisions between them.
         if sid := self._current_session():
             self.ask(self.TranscriptRequested(sid))
 
+    def action_export(self) -> None:
+        if sid := self._current_session():
+            self.ask(self.ExportRequested(sid))
+
     def action_search(self) -> None:
         self.query_one("#timeline-search", Input).focus()
 

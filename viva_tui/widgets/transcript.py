@@ -8,6 +8,7 @@ preview and the dialog draw the same thing and tests can check it without an app
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from textual.app import ComposeResult
@@ -161,6 +162,10 @@ class TranscriptView(VerticalScroll):
         self._transcript: Transcript | None = None
         self._placeholder = placeholder
         self._at_seq: int | None = None
+        self.needle = ""
+        """What find looks for ("": nothing; matches are highlighted)."""
+        self.found: int | None = None
+        """The index of the message the last find stopped at."""
 
     def compose(self) -> ComposeResult:
         yield Static(Content.styled(self._placeholder, "$text-muted"), classes="transcript-body")
@@ -182,15 +187,20 @@ class TranscriptView(VerticalScroll):
     def watch_folded(self) -> None:
         self._redraw()
 
-    def _redraw(self) -> None:
+    def _redraw(self, keep_place: bool = False) -> None:
         body = self.query_one(".transcript-body", Static)
         if self._transcript is None:
             body.update(Content.styled(self._placeholder, "$text-muted"))
         else:
-            body.update(render_transcript(self._transcript, self.folded, self._at_seq))
-        self.scroll_home(animate=False)
-        if self._transcript is not None and self._at_seq is not None:
-            self.call_after_refresh(self._scroll_to_hit)
+            content = render_transcript(self._transcript, self.folded, self._at_seq)
+            if self.needle:
+                pattern = re.compile(re.escape(self.needle), re.IGNORECASE)
+                content = content.highlight_regex(pattern, style="bold reverse $search-hit")
+            body.update(content)
+        if not keep_place:
+            self.scroll_home(animate=False)
+            if self._transcript is not None and self._at_seq is not None:
+                self.call_after_refresh(self._scroll_to_hit)
 
     def _scroll_to_hit(self) -> None:
         if self._transcript is None or self._at_seq is None:
@@ -198,3 +208,61 @@ class TranscriptView(VerticalScroll):
         width = self.query_one(".transcript-body", Static).content_region.width
         line = lines_before(self._transcript, self.folded, self._at_seq, width)
         self.scroll_to(y=line, animate=False)
+
+    def message_starts(self, width: int) -> list[int]:
+        """The line each message starts on when drawn ``width`` cells wide."""
+        t = self._transcript
+        if t is None:
+            return []
+        line = len(render_header(t.session).wrap(width)) + 1
+        starts: list[int] = []
+        for msg in t.messages:
+            starts.append(line)
+            line += len(render_message(msg, self.folded).wrap(width))
+            line += 0 if msg.role == "tool" else 1
+        return starts
+
+    def _width(self) -> int:
+        return max(1, self.query_one(".transcript-body", Static).content_size.width)
+
+    def find(self, needle: str, step: int = 1) -> int | None:
+        """Move to the next (``step`` 1) or previous (-1) message holding ``needle`` as
+        drawn, round the end; highlight every match. None: no message holds it."""
+        t = self._transcript
+        self.needle = needle.strip()
+        if t is None or not self.needle:
+            self.found = None
+            self._redraw(keep_place=True)
+            return None
+        wanted = self.needle.casefold()
+        count = len(t.messages)
+        start = self.current_index() if self.found is None else self.found + step
+        hit = next(
+            (
+                (start + k * step) % count
+                for k in range(count)
+                if wanted
+                in render_message(
+                    t.messages[(start + k * step) % count], self.folded
+                ).plain.casefold()
+            ),
+            None,
+        )
+        self.found = hit
+        self._redraw(keep_place=True)
+        if hit is not None:
+            self.scroll_to(y=self.message_starts(self._width())[hit], animate=False)
+        return hit
+
+    def current_index(self) -> int:
+        """The message find stopped at, else the first one at or below the top line."""
+        if self.found is not None:
+            return self.found
+        starts = self.message_starts(self._width())
+        top = round(self.scroll_y)
+        return next((i for i, line in enumerate(starts) if line >= top), max(len(starts) - 1, 0))
+
+    def current_message(self) -> MessageRecord | None:
+        """The message copy and the editor act on (see :meth:`current_index`)."""
+        t = self._transcript
+        return t.messages[self.current_index()] if t is not None and t.messages else None

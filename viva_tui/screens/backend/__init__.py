@@ -19,6 +19,7 @@ from viva_store.sessions.service import (
     get_session,
     list_sessions,
     member_activity,
+    related_sessions,
     session_messages,
 )
 from viva_store.skills.service import SkillParams, list_skills
@@ -43,6 +44,7 @@ QUEUED: Expected = ("unattributed", None)
 if TYPE_CHECKING:
     from viva_store.importing import service as importing
     from viva_store.triage.service import Classified, Expected, Suggestion
+    from viva_tui.screens.backend.session_actions import SessionActions
 
 ImportEvent: TypeAlias = (
     "importing.ImportStarted | importing.FilesUnchanged | importing.FileImported"
@@ -113,11 +115,20 @@ class Backend:
         rows = list_sessions(self.ctx, flt)
         return Page(query, offset, tuple(rows[:limit]), len(rows) > limit)
 
-    def transcript(self, session_id: str, limit: int = PREVIEW_MESSAGES) -> Transcript:
-        """A session and its first ``limit`` messages."""
+    def transcript(
+        self, session_id: str, limit: int = PREVIEW_MESSAGES, links: bool = False
+    ) -> Transcript:
+        """A session and its first ``limit`` messages (``links``: and its related sessions)."""
         session = get_session(self.ctx, session_id)
         messages = session_messages(self.ctx, session.id, limit=limit + 1)
-        return Transcript(session, tuple(messages[:limit]), len(messages) > limit)
+        related = related_sessions(self.ctx, session.id) if links else None
+        return Transcript(session, tuple(messages[:limit]), len(messages) > limit, related)
+
+    def session_actions(self) -> SessionActions:
+        """Export and resume (loaded on first use)."""
+        from viva_tui.screens.backend.session_actions import SessionActions
+
+        return SessionActions(self.ctx)
 
     # Triage ----------------------------------------------------------------------------
 
