@@ -18,7 +18,7 @@ from .helpers import drive, settle
 def test_a_worker_failure_is_logged_with_its_traceback(
     demo_home: Path, demo_ctx: Context, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def broken(*_args: object) -> None:
+    def broken(*_args: object, **_kwargs: object) -> None:
         raise RuntimeError("the transcript went missing")
 
     monkeypatch.setattr(Backend, "transcript", broken)
