@@ -44,9 +44,10 @@ TOP_COMMANDS = {
     "tui": "tui",
     "launch": "launch",
     "mcp": "mcp",
+    "brief": "knowledge",
 }
 """Each top-level command and the module of ``viva_tui.commands`` defining it."""
-MODULE_APPS = {"skills": "top"}
+MODULE_APPS = {"skills": "top", "knowledge": "top"}
 """The Typer holding a module's top-level commands, where it is not ``app``."""
 GROUPS = {
     "session": ("sessions", "session_app"),
@@ -54,6 +55,7 @@ GROUPS = {
     "principle": ("principles", "app"),
     "report": ("principles", "report_app"),
     "state": ("recall", "state_app"),
+    "knowledge": ("knowledge", "app"),
 }
 """Each command group: its module and the module's Typer."""
 

@@ -206,13 +206,15 @@ def _any_session(ctx: Context, conn: Connection) -> str:
 
 
 def test_the_upgrade_rewrites_only_columns_the_guards_admit() -> None:
-    """The text columns the upgrade rewrites are the ones migration 0015 let the guards
+    """The text columns the upgrade rewrites are the ones migrations 0015 and 0017 let the guards
     admit (a later migration that widens one re-installs the guards and updates both)."""
-    path = Path(migrations.__file__).parent / "versions" / "0015_redaction_upgrade.py"
-    spec = importlib.util.spec_from_file_location("revision_0015", path)
-    assert spec is not None and spec.loader is not None
-    revision = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(revision)
-    admitted = {table: set(columns) for table, columns in revision.REWRITABLE.items()}
+    admitted: dict[str, set[str]] = {}
+    for name in ("0015_redaction_upgrade", "0017_knowledge"):
+        path = Path(migrations.__file__).parent / "versions" / f"{name}.py"
+        spec = importlib.util.spec_from_file_location(f"revision_{name}", path)
+        assert spec is not None and spec.loader is not None
+        revision = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(revision)
+        admitted |= {table: set(columns) for table, columns in revision.REWRITABLE.items()}
     assert {t.name: set(t.columns) for t in VERSIONED} == admitted
     assert set(admitted) <= set(APPEND_ONLY)
