@@ -182,6 +182,8 @@ def for_task(items: Iterable[Item], task: Task, state: Engagement | None = None)
     for item in items:
         if not (live(item) and in_scope(item, task)):
             continue
+        if item.project and item.project != task.project:  # a project activates any kind
+            continue
         if item.domain and task.domain and item.domain != task.domain:
             continue
         if not pattern_matches(item.task_pattern, task.text):
@@ -189,7 +191,7 @@ def for_task(items: Iterable[Item], task: Task, state: Engagement | None = None)
         if state is not None:
             if item.domain and state.domain and item.domain != state.domain:
                 continue
-            if item.kind == PROJECT and state.project and state.project != item.project:
+            if item.project and state.project and state.project != item.project:
                 continue
         out.append(item)
     return out
