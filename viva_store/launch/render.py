@@ -33,6 +33,15 @@ MCP_TOOLS = (
     "principle_propose",
     "timeline",
     "session_show",
+    "brief",
+    "knowledge_list",
+    "knowledge_show",
+    "knowledge_propose",
+    "knowledge_admit",
+    "knowledge_decline",
+    "knowledge_use",
+    "knowledge_retract",
+    "knowledge_supersede",
 )
 """The tools ``viva mcp`` serves, as the block names them (a test keeps the two equal)."""
 
