@@ -13,9 +13,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from sqlalchemy import select
 
 from tests.cli.runner import Result, run
 from tests.store.test_principles_support import make_sessions
+from viva_store.db.schema import KNOWLEDGE_STATE
+from viva_store.knowledge.state import rebuild
 from viva_store.store import Context
 
 LIST_KEYS = {"id", "member", "kind", "summary", "status", "reason", "sources", "uses",
@@ -123,6 +126,20 @@ def test_the_knowledge_scenario(
     refused(["knowledge", "admit", dynamic["id"]], "reword it")
     ok(["knowledge", "admit", dynamic["id"], "--note", "kept as the decision to unblock"])
     assert doc(["knowledge", "show", dynamic["id"]])["status"] == "admitted"
+    assert_state_is_derived(ctx)
+
+
+def assert_state_is_derived(ctx: Context) -> None:
+    """``knowledge_state``, kept up at every event, equals a rebuild from the two logs."""
+
+    def rows() -> list[tuple[Any, ...]]:
+        query = select(KNOWLEDGE_STATE).order_by(KNOWLEDGE_STATE.c.item_id)
+        return ctx.store.read(lambda c: [tuple(r) for r in c.execute(query)])
+
+    kept = rows()
+    assert len(kept) == 3 and {r[-2] for r in kept} == {"retracted", "admitted"}
+    assert ctx.store.write(lambda c: rebuild(c, ctx)) == 3
+    assert rows() == kept
 
 
 def test_a_self_model_candidate_is_only_recorded(

@@ -410,6 +410,19 @@ KNOWLEDGE_EVENT = _versioned(  # proposed, admitted, declined, used, retracted, 
     Column("other_id", String),
     Column("at", INSTANT, nullable=False),
 )
+KNOWLEDGE_STATE = _table(  # an item's status and scope, derived from the two logs, rebuildable
+    "knowledge_state",
+    Column("item_id", String, ForeignKey("knowledge_item.id"), primary_key=True),
+    Column("member", String, nullable=False),
+    Column("kind", String, nullable=False),
+    Column("project", String),
+    Column("domain", String),
+    Column("task_pattern", String),
+    Column("summary", String, nullable=False),
+    Column("importance", Float, nullable=False),
+    Column("status", String, nullable=False),
+    Column("uses", Integer, nullable=False, default=0),
+)
 # --- redaction upgrades: the permit the guards admit, one event per transaction -----------
 REDACT_PERMIT = _table(  # held (on PostgreSQL by its transaction) while an upgrade rewrites
     "redact_permit",

@@ -14,15 +14,14 @@ from datetime import datetime
 
 from sqlalchemy import Connection, func, select
 
-from viva_store.access import require_self_or_owner
+from viva_store.access import Actor, require_self_or_owner
 from viva_store.clock import as_utc
 from viva_store.db.schema import EXECUTION
 from viva_store.engagement.service import current_state
 from viva_store.errors import InvalidInput
-from viva_store.knowledge.load import to_records
-from viva_store.knowledge.model import Engagement, Item, Task
+from viva_store.knowledge.load import glances, load, to_records
+from viva_store.knowledge.model import Engagement, Glance, Task, for_task
 from viva_store.knowledge.records import KnowledgeRecord
-from viva_store.knowledge.service import task_items
 from viva_store.members.roster import get_member
 from viva_store.records import JsonRecord
 from viva_store.registry import reader
@@ -30,6 +29,41 @@ from viva_store.store import Context
 
 MAX_TASK = 2000
 _WORD = re.compile(r"[^\W_]{3,}")
+_COMMON = frozenset(
+    [
+        "the",
+        "and",
+        "for",
+        "with",
+        "from",
+        "into",
+        "this",
+        "that",
+        "then",
+        "than",
+        "when",
+        "what",
+        "which",
+        "who",
+        "how",
+        "are",
+        "was",
+        "were",
+        "has",
+        "have",
+        "had",
+        "not",
+        "but",
+        "all",
+        "any",
+        "can",
+        "our",
+        "its",
+        "out",
+        "you",
+        "your",
+    ]
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,8 +81,8 @@ class Attempt(JsonRecord):
 
 @dataclass(frozen=True, slots=True)
 class BriefRecord(JsonRecord):
-    """A task brief; ``knowledge`` holds the related items, ``knowledge_more`` how many
-    other items the task may see but are less related."""
+    """A task brief; ``knowledge`` holds the most related items, ``knowledge_more`` how
+    many more related ones the limit left out."""
 
     member: str
     task: str
@@ -63,24 +97,24 @@ class BriefRecord(JsonRecord):
 
 
 def words_of(text: str) -> set[str]:
-    return {w.lower() for w in _WORD.findall(text)}
+    """The words a task and an item are compared by (three letters or more, not the
+    commonest English ones)."""
+    return {w for w in (m.lower() for m in _WORD.findall(text)) if w not in _COMMON}
 
 
-def related(items: list[Item], task: Task, limit: int) -> tuple[list[Item], int]:
-    """The items most related to the task: shared words first, then importance; items the
-    task's project or pattern activated count as related."""
+def related(items: list[Glance], task: Task, limit: int) -> tuple[list[Glance], int]:
+    """The items most related to the task: words shared with their summaries first, then
+    importance; an item the task's project or pattern activated counts as related."""
     wanted = words_of(task.text)
 
-    def score(item: Item) -> float:
-        overlap = len(wanted & words_of(f"{item.summary} {item.body}"))
-        activated = 1 if (item.task_pattern or item.project) else 0
-        return overlap + activated
+    def score(item: Glance) -> int:
+        overlap = len(wanted & words_of(item.summary))
+        return overlap + (1 if (item.task_pattern or item.project) else 0)
 
-    scored = [(score(i), i) for i in items]
-    kept = [p for p in scored if p[0] > 0]
+    kept = [(s, i) for i in items if (s := score(i)) > 0]
     kept.sort(key=lambda p: (-p[0], -p[1].importance, p[1].id))
     chosen = [i for _, i in kept[:limit]]
-    return chosen, len(items) - len(chosen)
+    return chosen, len(kept) - len(chosen)
 
 
 def _attempts(conn: Connection, member: str, task: str) -> list[Attempt]:
@@ -136,9 +170,14 @@ def brief(ctx: Context, member: str, task: str, project: str | None = None) -> B
     def work(conn: Connection) -> tuple[list[Attempt], list[KnowledgeRecord], int]:
         state = current_state(conn, member)
         spec = Task(member, task, project)
-        items = task_items(conn, ctx, member, spec, Engagement(state.domain, state.project))
-        chosen, more = related(items, spec, limit)
-        return _attempts(conn, member, task), to_records(conn, ctx, chosen), more
+        seer = ctx.as_actor(Actor(member=member))  # the task's member decides what it sees
+        seen = glances(conn, seer, [project] if project else [], words_of(task))
+        allowed = for_task(seen, spec, Engagement(state.domain, state.project))
+        chosen, more = related(allowed, spec, limit)
+        order = {g.id: n for n, g in enumerate(chosen)}
+        found = load(conn, seer, [project] if project else [], ids=order)
+        items = sorted(found, key=lambda i: order[i.id])
+        return _attempts(conn, member, task), to_records(conn, ctx, items), more
 
     attempts, knowledge, more = ctx.store.read(work)
     return BriefRecord(

@@ -38,6 +38,7 @@ from viva_store.knowledge.model import (
     dynamic_flags,
     parse_source,
 )
+from viva_store.knowledge.state import added, happened
 from viva_store.members.roster import get_member
 from viva_store.redact import RULESET_VERSION, redact_typed
 from viva_store.sessions.service import resolve_ids
@@ -169,29 +170,29 @@ def propose(
             if t is not None
         ]
         item_id = "k" + secrets.token_hex(4)
-        conn.execute(
-            insert(KNOWLEDGE_ITEM).values(
-                id=item_id,
-                member=member,
-                kind=kind,
-                project=project,
-                domain=domain,
-                task_pattern=task_pattern,
-                summary=summary,
-                body=body,
-                reason=reason,
-                evidence=evidence,
-                sources=[{"session": s.session, "seq": s.seq} for s in cited],
-                importance=0.5 if importance is None else importance,
-                why=why,
-                confidence=confidence,
-                occurred_at=max(starts) if starts else now,
-                flags=list(flags),
-                proposed_by=actor_name(ctx),
-                created_at=now,
-                ruleset=RULESET_VERSION,
-            )
+        values = dict(
+            id=item_id,
+            member=member,
+            kind=kind,
+            project=project,
+            domain=domain,
+            task_pattern=task_pattern,
+            summary=summary,
+            body=body,
+            reason=reason,
+            evidence=evidence,
+            sources=[{"session": s.session, "seq": s.seq} for s in cited],
+            importance=0.5 if importance is None else importance,
+            why=why,
+            confidence=confidence,
+            occurred_at=max(starts) if starts else now,
+            flags=list(flags),
+            proposed_by=actor_name(ctx),
+            created_at=now,
+            ruleset=RULESET_VERSION,
         )
+        conn.execute(insert(KNOWLEDGE_ITEM).values(**values))
+        added(conn, values)
         record_event(conn, item_id, PROPOSED, actor_name(ctx), now)
         return item_id
 
@@ -213,6 +214,8 @@ def record_event(
             ruleset=RULESET_VERSION,
         )
     )
+    if action != PROPOSED:
+        happened(conn, item_id, action)
 
 
 def target(conn: Connection, ctx: Context, item_id: str) -> Item:

@@ -13,12 +13,16 @@ from typing import Any
 from sqlalchemy import ColumnElement, Connection, and_, or_, select, true
 
 from viva_store.clock import as_utc
-from viva_store.db.schema import KNOWLEDGE_EVENT, KNOWLEDGE_ITEM
+from viva_store.db.schema import KNOWLEDGE_EVENT, KNOWLEDGE_ITEM, KNOWLEDGE_STATE
 from viva_store.knowledge.model import (
+    ADMITTED,
+    CANDIDATE,
     PROJECT,
+    SELF_MODEL,
     SHARED_KINDS,
     SUPERSEDED,
     Event,
+    Glance,
     Item,
     Source,
     words,
@@ -30,15 +34,16 @@ from viva_store.store import Context
 K = KNOWLEDGE_ITEM.c
 
 
-def scope(ctx: Context, projects: Sequence[str] = ()) -> ColumnElement[bool]:
+def scope(ctx: Context, projects: Sequence[str] = (), c: Any = K) -> ColumnElement[bool]:
     """The rows a call may load: everything for the owner; for a member, what its tasks
-    in ``projects`` could see and what it proposed or owns itself."""
+    in ``projects`` could see and what it proposed or owns itself. ``c``: the columns of
+    ``knowledge_item`` or ``knowledge_state``."""
     if ctx.actor.is_owner:
         return true()
     who = ctx.actor.member
-    parts: list[ColumnElement[bool]] = [K.member == who, K.kind.in_(sorted(SHARED_KINDS))]
+    parts: list[ColumnElement[bool]] = [c.member == who, c.kind.in_(sorted(SHARED_KINDS))]
     if projects:
-        parts.append(and_(K.kind == PROJECT, K.project.in_(sorted(set(projects)))))
+        parts.append(and_(c.kind == PROJECT, c.project.in_(sorted(set(projects)))))
     return or_(*parts)
 
 
@@ -92,6 +97,31 @@ def load(
                 Event(e.id, e.action, e.actor, as_utc(e.at), e.reason, e.session_id, e.other_id)
             )
     return [_item(r, events[r.id]) for r in rows]
+
+
+def glances(
+    conn: Connection, ctx: Context, projects: Sequence[str] = (), words: Iterable[str] = ()
+) -> list[Glance]:
+    """The live items in the actor's scope (admitted, or a recorded self-model hypothesis)
+    as glances, read from ``knowledge_state``. ``words``: only items whose summary
+    contains one of them, or that a project or pattern activates."""
+    S = KNOWLEDGE_STATE.c
+    live = or_(S.status == ADMITTED, and_(S.kind == SELF_MODEL, S.status == CANDIDATE))
+    conditions = [scope(ctx, projects, S), live]
+    wanted = sorted(set(words))
+    if wanted:  # plain words (letters and digits): nothing in them is a LIKE wildcard
+        conditions.append(
+            or_(
+                *(S.summary.ilike(f"%{w}%") for w in wanted),
+                S.project.is_not(None),
+                S.task_pattern.is_not(None),
+            )
+        )
+    query = select(
+        S.item_id, S.member, S.kind, S.project, S.domain, S.task_pattern, S.status,
+        S.summary, S.importance,
+    ).where(*conditions)  # fmt: skip
+    return [Glance(*r) for r in conn.execute(query)]
 
 
 def to_records(

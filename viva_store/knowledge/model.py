@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TYPE_CHECKING, TypeVar
 
 PERSONAL = "personal_memory"
 SELF_MODEL = "self_model_candidate"
@@ -115,6 +116,49 @@ class Item:
         return found[-1] if found else None
 
 
+if TYPE_CHECKING:
+    from typing import Protocol
+
+    class Scoped(Protocol):
+        """What :func:`for_task` decides on: an :class:`Item`, or a :class:`Glance` of one."""
+
+        @property
+        def member(self) -> str: ...
+        @property
+        def kind(self) -> str: ...
+        @property
+        def project(self) -> str | None: ...
+        @property
+        def domain(self) -> str | None: ...
+        @property
+        def task_pattern(self) -> str | None: ...
+        @property
+        def status(self) -> str: ...
+
+
+S = TypeVar("S", bound="Scoped")
+
+
+@dataclass(frozen=True, slots=True)
+class Glance:
+    """An item's scope, status and summary only: enough to decide and rank, cheap to read."""
+
+    id: str
+    member: str
+    kind: str
+    project: str | None
+    domain: str | None
+    task_pattern: str | None
+    status: str
+    summary: str
+    importance: float
+
+
+def status_after(action: str | None) -> str:
+    """The status the last lifecycle event (not a use) leaves an item in."""
+    return CANDIDATE if action is None else _STATUS_OF.get(action, CANDIDATE)
+
+
 @dataclass(frozen=True, slots=True)
 class Task:
     """What a task is about: the member doing it, its text, its project and domain."""
@@ -155,7 +199,7 @@ def pattern_matches(pattern: str | None, text: str) -> bool:
     return pattern in text
 
 
-def in_scope(item: Item, task: Task) -> bool:
+def in_scope(item: Scoped, task: Task) -> bool:
     """The kind's boundary: whose or which project's tasks may see ``item`` at all."""
     if item.kind in MEMBER_KINDS:
         return item.member == task.member
@@ -164,14 +208,14 @@ def in_scope(item: Item, task: Task) -> bool:
     return item.kind in SHARED_KINDS
 
 
-def live(item: Item) -> bool:
+def live(item: Scoped) -> bool:
     """Admitted items reach tasks; a self-model hypothesis is visible while it is recorded."""
     if item.kind == SELF_MODEL:
         return item.status == CANDIDATE
     return item.status == ADMITTED
 
 
-def for_task(items: Iterable[Item], task: Task, state: Engagement | None = None) -> list[Item]:
+def for_task(items: Iterable[S], task: Task, state: Engagement | None = None) -> list[S]:
     """What ``task`` may see of ``items``: the one visibility rule for knowledge.
 
     The kind decides the boundary (the member's own tasks; the project's tasks; every

@@ -25,6 +25,7 @@ from viva_store.db.schema import (
     IMPORT_RUN,
     KNOWLEDGE_EVENT,
     KNOWLEDGE_ITEM,
+    KNOWLEDGE_STATE,
     MEMBER_GRANT,
     MESSAGE,
     PRINCIPLE_BATCH,
@@ -102,5 +103,6 @@ MUTABLE: tuple[Rewritable, ...] = (
     Rewritable(EXECUTION, ("task",)),
     Rewritable(MEMBER_GRANT, ("note",)),
     Rewritable(ATTRIBUTION, ("note",)),
+    Rewritable(KNOWLEDGE_STATE, ("summary",)),
 )
 """Tables without versions, re-checked when the store's last upgrade is older."""

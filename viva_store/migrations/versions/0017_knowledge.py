@@ -3,6 +3,8 @@
 * ``knowledge_item``: one proposed item (content, scope, provenance, weight), never
   changed; a new wording is a new item that supersedes it.
 * ``knowledge_event``: proposed, admitted, declined, used, retracted, superseded.
+* ``knowledge_state``: each item's current status, uses and scope, derived from the two
+  logs (rebuildable): what a task brief reads to decide what a task may see.
 
 Both are append-only logs whose text the redaction upgrade may re-check.
 
@@ -68,6 +70,21 @@ def upgrade() -> None:
         sa.Column("ruleset", sa.String(), nullable=False, server_default=""),
     )
     op.create_index("ix_knowledge_event_item_id", "knowledge_event", ["item_id"])
+    op.create_table(
+        "knowledge_state",
+        sa.Column(
+            "item_id", sa.String(), sa.ForeignKey("knowledge_item.id"), primary_key=True
+        ),
+        sa.Column("member", sa.String(), nullable=False),
+        sa.Column("kind", sa.String(), nullable=False),
+        sa.Column("project", sa.String(), nullable=True),
+        sa.Column("domain", sa.String(), nullable=True),
+        sa.Column("task_pattern", sa.String(), nullable=True),
+        sa.Column("summary", sa.Text(), nullable=False),
+        sa.Column("importance", sa.Float(), nullable=False),
+        sa.Column("status", sa.String(), nullable=False),
+        sa.Column("uses", sa.Integer(), nullable=False),
+    )
     conn = op.get_bind()
     for table, columns in REWRITABLE.items():
         install_guards(conn, table, columns)
@@ -75,6 +92,7 @@ def upgrade() -> None:
 
 def downgrade() -> None:
     conn = op.get_bind()
+    op.drop_table("knowledge_state")
     for table in ("knowledge_event", "knowledge_item"):
         if conn.dialect.name == "sqlite":
             for name in guard_names(table):
