@@ -3,11 +3,13 @@
 The store is ``bench_cli``'s (``--messages`` synthetic messages, five members; cached)
 copied once more with ``--items`` knowledge items added (cached too): every kind, spread
 over the members and twenty projects, most admitted, some used, each citing two of its
-member's sessions. Timed are whole processes — ``viva brief deven --task … --project …``
+member's sessions; summaries from the recall benchmark's Zipf vocabulary, or with
+``--vocabulary small`` from 24 shared words (most items then relate to any task). Timed are whole processes — ``viva brief deven --task … --project …``
 under deven's grant, as text and with ``--json`` — each right after the floor
 (``python -c "import sqlalchemy, typer"``); target ≤ 1.3× the floor (the callbacks').
 
     python benchmarks/bench_brief.py [--messages 1000000] [--items 10000] [--pairs 15]
+                                     [--vocabulary zipf|small]
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import random
 import shutil
 import sys
 import tempfile
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -45,7 +48,7 @@ KINDS = (  # kind, share of the items
     ("team_knowledge", 0.25),
     ("skill", 0.05),
 )
-WORDS = [
+SMALL = [
     "cache",
     "deploy",
     "schema",
@@ -70,13 +73,28 @@ WORDS = [
     "import",
     "export",
 ]
-TASK = "fix the flaky retry timeout in the queue worker"
+"""``--vocabulary small``: every summary of six of these 24 words (the worst case: most
+items share a word with any task)."""
 PROJECT = "proj-3"
 
 
-def add_items(built: Built, items: int, seed: int) -> Path:
+def summaries(vocabulary: str, seed: int) -> tuple[Callable[[random.Random], str], str]:
+    """How each item's summary is drawn, and the task: from 24 shared words (``small``) or
+    four words of the recall benchmark's Zipf vocabulary (``zipf``), as titles are."""
+    if vocabulary == "small":
+        task = "fix the flaky retry timeout in the queue worker"
+        return (lambda rng: " ".join(rng.sample(SMALL, 6))), task
+    from bench_recall import Corpus
+
+    common = Corpus(seed).vocab[:3000]
+    task = " ".join(random.Random(seed).sample(common[:300], 6))
+    return (lambda rng: " ".join(rng.choices(common, k=4))), task
+
+
+def add_items(built: Built, items: int, seed: int, vocabulary: str) -> Path:
     """A copy of the store with ``items`` knowledge items (built once; cached)."""
-    home = Path(tempfile.gettempdir()) / f"viva-bench-brief-{built.home.name}-{items}-{_head()}"
+    name = f"viva-bench-brief-{built.home.name}-{items}-{vocabulary}-{_head()}"
+    home = Path(tempfile.gettempdir()) / name
     if (home / "READY").exists():
         return home
     if home.exists():
@@ -87,6 +105,7 @@ def add_items(built: Built, items: int, seed: int) -> Path:
     from viva_store.db.schema import KNOWLEDGE_EVENT, KNOWLEDGE_ITEM
 
     rng = random.Random(seed)
+    summary, _ = summaries(vocabulary, seed)
     engine = create_engine(f"sqlite:///{home / 'viva.db'}")
     at = datetime(2026, 5, 1, tzinfo=UTC)
     with engine.begin() as conn:
@@ -102,7 +121,7 @@ def add_items(built: Built, items: int, seed: int) -> Path:
         for n in range(items):
             kind = rng.choices(kinds, weights)[0]
             member = rng.choice(members)
-            words = " ".join(rng.sample(WORDS, 6))
+            words = summary(rng)
             item_id = f"kb{n:06d}"
             rows.append(
                 {
@@ -161,19 +180,30 @@ def main() -> int:
     parser.add_argument("--items", type=int, default=10_000)
     parser.add_argument("--pairs", type=int, default=15)
     parser.add_argument("--seed", type=int, default=8)
+    parser.add_argument("--vocabulary", choices=("zipf", "small"), default="zipf")
     args = parser.parse_args()
     for package in ("viva_store", "viva_tui"):
         compileall.compile_dir(str(REPO / package), quiet=1)
     built = build_store(args.messages, args.seed)
-    home = add_items(built, args.items, args.seed)
+    home = add_items(built, args.items, args.seed, args.vocabulary)
+    _, task = summaries(args.vocabulary, args.seed)
     load = os.getloadavg()
     print(f"{os.cpu_count()} cores, load average {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}")
     print(f"store: {args.messages:,} messages, {args.items:,} knowledge items ({home})")
+    print(f"summaries: {args.vocabulary} vocabulary; task: {task!r}")
     print(f"medians of {args.pairs} interleaved pairs against python -c {FLOOR!r}")
     env = _env(home, built.token)
     floor = [sys.executable, "-c", FLOOR]
-    brief = [VIVA, "brief", MEMBER, "--task", TASK, "--project", PROJECT]
+    brief = [VIVA, "brief", MEMBER, "--task", task, "--project", PROJECT]
     rows = [
+        pair(
+            "state get (a callback, for reference)",
+            [VIVA, "state", "get", MEMBER, "--json"],
+            floor,
+            env,
+            args.pairs,
+            None,
+        ),  # fmt: skip
         pair("brief", brief, floor, env, args.pairs, CALLBACK_TARGET),
         pair("brief --json", [*brief, "--json"], floor, env, args.pairs, CALLBACK_TARGET),
     ]
