@@ -203,7 +203,7 @@ def main() -> int:
             env,
             args.pairs,
             None,
-        ),  # fmt: skip
+        ),
         pair("brief", brief, floor, env, args.pairs, CALLBACK_TARGET),
         pair("brief --json", [*brief, "--json"], floor, env, args.pairs, CALLBACK_TARGET),
     ]
