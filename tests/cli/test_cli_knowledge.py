@@ -186,3 +186,24 @@ def test_review_brings_up_long_unused_items(
     assert "unused for 69 days" in due["why"]
     as_member(monkeypatch, ok(["grant", "deven"]).out.strip())
     refused(["knowledge", "review"], "only the owner")
+
+
+def test_recall_ranks_knowledge_items_by_the_three_factors(
+    ctx: Context, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (d1,) = make_sessions(ctx, tmp_path / "claude", {"deven": 1})["deven"]
+    base = ["knowledge", "propose", "deven", "--kind", "team_knowledge", "--reason", "costly",
+            "--evidence", "a lost day", "--from", d1]  # fmt: skip
+    high = doc([*base, "--summary", "Rotate the staging keys monthly", "--importance", "0.9",
+                "--why", "an outage"])  # fmt: skip
+    low = doc([*base, "--summary", "Rotate the log files weekly", "--importance", "0.1",
+               "--why", "tidy"])  # fmt: skip
+    for item in (high, low):
+        ok(["knowledge", "admit", item["id"]])
+    hits = [h for h in doc(["recall", "rotate"]) if h["kind"] == "knowledge"]
+    assert [h["id"] for h in hits] == [high["id"], low["id"]]
+    assert [h["factors"]["importance"] for h in hits] == [0.9, 0.1]
+    assert {h["marked"] for h in hits} == {"recorded"}
+    ok(["knowledge", "retract", low["id"], "--reason", "logs rotate themselves now"])
+    marked = {h["id"]: h["marked"] for h in doc(["recall", "rotate"]) if h["kind"] == "knowledge"}
+    assert marked == {high["id"]: "recorded", low["id"]: "retracted"}  # still findable

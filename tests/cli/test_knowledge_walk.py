@@ -2,7 +2,7 @@
 
 samuel has one admitted item of every kind (project knowledge of ``alpha``; the self-model
 hypothesis recorded) and one candidate. Each read path — the CLI (``knowledge list``,
-``knowledge show``, ``brief``), the MCP tools (``knowledge_list``, ``knowledge_show``,
+``knowledge show``, ``brief``, ``recall``), the MCP tools (``knowledge_list``, ``knowledge_show``,
 ``brief``) and the app's backend — is asked as samuel and as deven, in ``alpha`` and in
 ``beta``; what comes back must be exactly what the kinds allow.
 """
@@ -87,6 +87,11 @@ def test_every_cli_path_for_every_kind(
         assert {k["id"] for k in brief["knowledge"]} == want & admitted | (
             {seeded["self_model_candidate"]} & want
         ), (member, project)
+        # recall: its own items (any status), and of others' only the shared kinds admitted
+        found = cli_json(monkeypatch, token, "recall", "ledger schema", "--limit", "50")
+        knowledge_hits = {h["id"] for h in found if h.get("kind") == "knowledge"}
+        shared = {seeded["team_knowledge"], seeded["skill"]}
+        assert knowledge_hits == (set(seeded.values()) if member == "samuel" else shared)
     # without a project no task sees project knowledge
     token = issue_grant(ctx, "deven").token
     brief = cli_json(monkeypatch, token, "brief", "deven", "--task", TASK)

@@ -77,9 +77,20 @@ def load(
     projects: Sequence[str] = (),
     ids: Iterable[str] | None = None,
     member: str | None = None,
+    mentioning: Iterable[str] = (),
 ) -> list[Item]:
-    """Items within the actor's scope, oldest first, each with its events."""
+    """Items within the actor's scope, oldest first, each with its events. ``mentioning``:
+    only items whose summary or body contains one of these words (case aside)."""
     query = select(KNOWLEDGE_ITEM).where(scope(ctx, projects))
+    words = sorted({w for w in mentioning if w})
+    if words:
+
+        def like(w: str) -> str:
+            return "%" + w.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+
+        query = query.where(
+            or_(*(c.ilike(like(w), escape="\\") for w in words for c in (K.summary, K.body)))
+        )
     if ids is not None:
         query = query.where(K.id.in_(sorted(set(ids))))
     if member is not None:

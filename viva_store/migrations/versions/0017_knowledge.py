@@ -72,9 +72,7 @@ def upgrade() -> None:
     op.create_index("ix_knowledge_event_item_id", "knowledge_event", ["item_id"])
     op.create_table(
         "knowledge_state",
-        sa.Column(
-            "item_id", sa.String(), sa.ForeignKey("knowledge_item.id"), primary_key=True
-        ),
+        sa.Column("item_id", sa.String(), sa.ForeignKey("knowledge_item.id"), primary_key=True),
         sa.Column("member", sa.String(), nullable=False),
         sa.Column("kind", sa.String(), nullable=False),
         sa.Column("project", sa.String(), nullable=True),
