@@ -207,3 +207,32 @@ def test_recall_ranks_knowledge_items_by_the_three_factors(
     ok(["knowledge", "retract", low["id"], "--reason", "logs rotate themselves now"])
     marked = {h["id"]: h["marked"] for h in doc(["recall", "rotate"]) if h["kind"] == "knowledge"}
     assert marked == {high["id"]: "recorded", low["id"]: "retracted"}  # still findable
+
+
+def test_the_weekly_report_counts_admitted_declined_reused_and_retracted(
+    ctx: Context, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (d1,) = make_sessions(ctx, tmp_path / "claude", {"deven": 1})["deven"]
+    base = ["knowledge", "propose", "deven", "--kind", "team_knowledge", "--reason", "costly",
+            "--evidence", "a lost day", "--from", d1]  # fmt: skip
+    kept, dropped, gone = (doc([*base, "--summary", s])["id"] for s in ("kept", "dropped", "gone"))
+    ok(["knowledge", "admit", kept])
+    ok(["knowledge", "admit", gone])
+    ok(["knowledge", "decline", dropped, "--reason", "not worth it"])
+    ok(["knowledge", "use", kept, "--session", d1])
+    ok(["knowledge", "retract", gone, "--reason", "wrong"])
+    report = doc(["report", "weekly"])
+    assert report["team"]["knowledge"] == {
+        "admitted": 2, "declined": 1, "used": 1, "retracted": 1, "superseded": 0,
+    }  # fmt: skip
+    (deven,) = [m for m in report["members"] if m["member"] == "deven"]
+    assert [(e["item"], e["action"]) for e in deven["knowledge"]] == [
+        (kept, "admitted"), (gone, "admitted"), (dropped, "declined"), (kept, "used"),
+        (gone, "retracted"),
+    ]  # fmt: skip
+    markdown = ok(["report", "weekly", "--markdown"]).out
+    assert "- Knowledge: 2 admitted, 1 declined, reused 1 time, 1 retracted" in markdown
+    assert "learned" not in markdown
+    as_member(monkeypatch, ok(["grant", "alice"]).out.strip())
+    (alice,) = doc(["report", "weekly"])["members"]
+    assert alice["knowledge"] == []  # deven's items are not in alice's report
