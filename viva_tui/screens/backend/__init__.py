@@ -36,6 +36,7 @@ from viva_store.triage.service import (
 from viva_tui.views import (
     PREVIEW_MESSAGES,
     CurveData,
+    KnowledgeData,
     MemberRow,
     Page,
     PrinciplesData,
@@ -226,6 +227,20 @@ class Backend:
         from viva_tui.screens.backend import principles as principle_data
 
         return principle_data.decide(self.ctx, action, ref, text, version)
+
+    # Knowledge -------------------------------------------------------------------------
+
+    def knowledge(self) -> KnowledgeData:
+        """The gate's candidates, admitted items by kind, the review queue."""
+        from viva_tui.screens.backend import knowledge as knowledge_data
+
+        return knowledge_data.load_knowledge(self.ctx)
+
+    def decide_knowledge(self, action: str, item_id: str, text: str) -> str:
+        """Store one decision on a knowledge item (admit, decline, retract)."""
+        from viva_tui.screens.backend import knowledge as knowledge_data
+
+        return knowledge_data.decide(self.ctx, action, item_id, text)
 
     # Report ----------------------------------------------------------------------------
 
