@@ -44,6 +44,12 @@ CONFIG_TEMPLATE = """\
 # weight_recency = 0.5
 # weight_importance = 0.3
 
+# [knowledge]                 # the owner's review queue, the task brief
+# unused_days = 60            # admitted and unused this long: up for review
+# unverified_days = 30        # never used, confidence below min_confidence: up for review
+# min_confidence = 0.5
+# brief_limit = 10            # related items a task brief shows
+
 # [launch]                    # `viva launch`: the harness programs (default: on PATH)
 # claude-code = "/usr/local/bin/claude"
 # codex = "/usr/local/bin/codex"

@@ -179,11 +179,19 @@ def test_review_brings_up_long_unused_items(
                 "Pair on migrations", "--reason", "costly", "--evidence", "a lost day",
                 "--from", d1])  # fmt: skip
     ok(["knowledge", "admit", item["id"]])
+    unsure = doc(["knowledge", "propose", "deven", "--kind", "team_knowledge", "--summary",
+                  "Maybe retry twice", "--reason", "costly", "--evidence", "a guess",
+                  "--confidence", "0", "--from", d1])  # fmt: skip
+    ok(["knowledge", "admit", unsure["id"]])
     assert doc(["knowledge", "review"]) == []
-    monkeypatch.setenv("VIVA_NOW", "2027-02-01T10:00:00Z")
+    monkeypatch.setenv("VIVA_NOW", "2027-01-01T10:00:00Z")  # 38 days: only the unverified one
     (due,) = doc(["knowledge", "review"])
-    assert due["item"]["id"] == item["id"] and due["idle_days"] == 69
-    assert "unused for 69 days" in due["why"]
+    assert due["item"]["id"] == unsure["id"] and "confidence 0.00, never used" in due["why"]
+    monkeypatch.setenv("VIVA_NOW", "2027-02-01T10:00:00Z")
+    due_ids = [d["item"]["id"] for d in doc(["knowledge", "review"])]
+    assert sorted(due_ids) == sorted([item["id"], unsure["id"]])
+    (due,) = [d for d in doc(["knowledge", "review"]) if d["item"]["id"] == item["id"]]
+    assert due["idle_days"] == 69 and "unused for 69 days" in due["why"]
     as_member(monkeypatch, ok(["grant", "deven"]).out.strip())
     refused(["knowledge", "review"], "only the owner")
 

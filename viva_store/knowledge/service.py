@@ -193,8 +193,9 @@ def review_queue(ctx: Context, member: str | None = None) -> list[ReviewRecord]:
             idle = (now - since) // timedelta(days=1)
             if idle >= unused:
                 due.append((item, f"unused for {idle} days (review after {unused})", idle))
-            elif last_use is None and (item.confidence or 1.0) < low and idle >= unverified:
-                why = f"confidence {item.confidence:.2f}, never used in {idle} days"
+            sure = item.confidence if item.confidence is not None else 1.0
+            if idle < unused and last_use is None and sure < low and idle >= unverified:
+                why = f"confidence {sure:.2f}, never used in {idle} days"
                 due.append((item, why, idle))
         due.sort(key=lambda d: (-d[2], d[0].id))
         records = to_records(conn, ctx, [d[0] for d in due])
