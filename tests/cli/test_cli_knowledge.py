@@ -244,3 +244,25 @@ def test_the_weekly_report_counts_admitted_declined_reused_and_retracted(
     as_member(monkeypatch, ok(["grant", "alice"]).out.strip())
     (alice,) = doc(["report", "weekly"])["members"]
     assert alice["knowledge"] == []  # deven's items are not in alice's report
+
+
+def test_a_new_wording_supersedes_the_old_one_and_keeps_it(
+    ctx: Context, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (d1,) = make_sessions(ctx, tmp_path / "claude", {"deven": 1})["deven"]
+    base = ["knowledge", "propose", "deven", "--kind", "team_knowledge", "--reason", "costly",
+            "--evidence", "a lost day", "--from", d1]  # fmt: skip
+    old = doc([*base, "--summary", "Vacuum the ledger weekly"])["id"]
+    new = doc([*base, "--summary", "Vacuum the ledger after each bulk import"])["id"]
+    refused(["knowledge", "supersede", old, "--by", new], "only a live item")
+    ok(["knowledge", "admit", old])
+    refused(["knowledge", "supersede", old, "--by", new], "admit it before")
+    ok(["knowledge", "admit", new])
+    as_member(monkeypatch, ok(["grant", "deven"]).out.strip())
+    refused(["knowledge", "supersede", old, "--by", new], "only the owner")
+    as_member(monkeypatch, None)
+    ok(["knowledge", "supersede", old, "--by", new, "--reason", "bulk imports bloat it"])
+    shown = doc(["knowledge", "show", old])
+    assert shown["status"] == "superseded" and shown["superseded_by"] == new
+    assert shown["invalidated_at"] == "2026-11-24T10:00:00Z"
+    assert brief_ids("deven", "vacuum the ledger") == {new}
