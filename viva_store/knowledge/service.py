@@ -8,7 +8,6 @@ The write side (the gate, uses, retractions) is re-exported and loaded when firs
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -202,11 +201,3 @@ def review_queue(ctx: Context, member: str | None = None) -> list[ReviewRecord]:
         return [ReviewRecord(r, d[1], d[2]) for r, d in zip(records, due, strict=True)]
 
     return ctx.store.read(work)
-
-
-def knowledge_summary(items: Sequence[KnowledgeRecord]) -> dict[str, int]:
-    """How many items are in each status (for status lines)."""
-    out = {s: 0 for s in STATUSES}
-    for r in items:
-        out[r.status] += 1
-    return out
