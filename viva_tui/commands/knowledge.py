@@ -97,6 +97,7 @@ def propose_(
 def admit_(
     item: ItemId,
     note: Annotated[str, typer.Option("--note", help="Why (required for a flagged one).")] = "",
+    json_: JsonOpt = False,
 ) -> None:
     """Admit a candidate (the owner; a member its own personal memory)."""
     from viva_store.knowledge.service import admit, get_item
@@ -104,17 +105,26 @@ def admit_(
     ctx = context()
     admit(ctx, item, note)
     record = get_item(ctx, item)
+    if json_:
+        print_json(record)
+        return
     typer.echo(f"admitted {record.id} ({record.kind}): {record.words}")
 
 
 @app.command("decline")
 def decline_(
-    item: ItemId, reason: Annotated[str, typer.Option("--reason", help="Why not.")]
+    item: ItemId,
+    reason: Annotated[str, typer.Option("--reason", help="Why not.")],
+    json_: JsonOpt = False,
 ) -> None:
     """Turn a candidate away at the gate."""
-    from viva_store.knowledge.service import decline
+    from viva_store.knowledge.service import decline, get_item
 
-    decline(context(), item, reason)
+    ctx = context()
+    decline(ctx, item, reason)
+    if json_:
+        print_json(get_item(ctx, item))
+        return
     typer.echo(f"declined {item}")
 
 
@@ -122,25 +132,36 @@ def decline_(
 def use_(
     item: ItemId,
     session: Annotated[str, typer.Option("--session", help="The session that used it.")],
+    project: ProjectOpt = None,
+    json_: JsonOpt = False,
 ) -> None:
     """Record a real use of an item in a session."""
     from viva_store.knowledge.service import get_item, use
 
     ctx = context()
     added = use(ctx, item, session)
-    record = get_item(ctx, item)
+    record = get_item(ctx, item, project)
+    if json_:
+        print_json(record)
+        return
     already = "" if added else " (already recorded for that session)"
     typer.echo(f"{record.id}: {record.words}{already}")
 
 
 @app.command("retract")
 def retract_(
-    item: ItemId, reason: Annotated[str, typer.Option("--reason", help="Why it is withdrawn.")]
+    item: ItemId,
+    reason: Annotated[str, typer.Option("--reason", help="Why it is withdrawn.")],
+    json_: JsonOpt = False,
 ) -> None:
     """Retract an item; its history stays."""
-    from viva_store.knowledge.service import retract
+    from viva_store.knowledge.service import get_item, retract
 
-    retract(context(), item, reason)
+    ctx = context()
+    retract(ctx, item, reason)
+    if json_:
+        print_json(get_item(ctx, item))
+        return
     typer.echo(f"retracted {item} (its history is kept: viva knowledge show {item})")
 
 
@@ -149,11 +170,16 @@ def supersede_(
     item: ItemId,
     by: Annotated[str, typer.Option("--by", help="The item that replaces it.")],
     reason: Annotated[str, typer.Option("--reason", help="Why.")] = "",
+    json_: JsonOpt = False,
 ) -> None:
     """Mark an item replaced by another."""
-    from viva_store.knowledge.service import supersede
+    from viva_store.knowledge.service import get_item, supersede
 
-    supersede(context(), item, by, reason)
+    ctx = context()
+    supersede(ctx, item, by, reason)
+    if json_:
+        print_json(get_item(ctx, item))
+        return
     typer.echo(f"{item} is superseded by {by}")
 
 
