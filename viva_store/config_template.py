@@ -84,6 +84,16 @@ def _sections() -> list[tuple[str, str, list[Param]]]:
             ],
         ),
         (
+            "knowledge",
+            "the owner's review queue, the task brief",
+            [
+                Param("unused_days", "60", "admitted and unused this long: up for review"),
+                Param("unverified_days", "30", "never used, less sure than min_confidence"),
+                Param("min_confidence", "0.5"),
+                Param("brief_limit", "10", "related items a task brief shows"),
+            ],
+        ),
+        (
             "import",
             "`viva import`",
             [Param("settle_minutes", "10.0", "a file unchanged this long is read once more")],

@@ -8,6 +8,8 @@ from typing import Any
 
 
 def _jsonable(value: Any) -> Any:
+    if isinstance(value, JsonRecord):
+        return value.to_json()
     if isinstance(value, datetime):
         return value.isoformat().replace("+00:00", "Z")
     if isinstance(value, tuple | list):

@@ -50,9 +50,10 @@ TOP_COMMANDS = {
     "backup": "maintenance",
     "restore": "maintenance",
     "export": "session_archive",
+    "brief": "knowledge",
 }
 """Each top-level command and the module of ``viva_tui.commands`` defining it."""
-MODULE_APPS = {"skills": "top"}
+MODULE_APPS = {"skills": "top", "knowledge": "top"}
 """The Typer holding a module's top-level commands, where it is not ``app``."""
 GROUPS = {
     "session": ("sessions", "session_app"),
@@ -60,6 +61,7 @@ GROUPS = {
     "principle": ("principles", "app"),
     "report": ("principles", "report_app"),
     "state": ("recall", "state_app"),
+    "knowledge": ("knowledge", "app"),
 }
 """Each command group: its module and the module's Typer."""
 GLOBAL_FLAGS = frozenset({"--verbose"})

@@ -39,6 +39,14 @@ SCREEN = [
         "Approvals",
         show=False,
     ),
+    _b(
+        "viva.pane.knowledge",
+        "6",
+        "show_pane('knowledge')",
+        "Knowledge",
+        "The gate, admitted items, review",
+        show=False,
+    ),
     _b("viva.help", "f1,question_mark", "help", "Help", "What this pane shows and its keys"),
     _b("viva.import", "i", "import_sessions", "Import", "Recover sessions from every harness"),
     _b("viva.search", "slash", "search_everything", "Search", "Search every session", show=False),
@@ -97,6 +105,13 @@ PRINCIPLES = [
     _b("principles.evidence", "o", "evidence", "Evidence", "Open the cited session"),
 ]
 
+KNOWLEDGE = [
+    _b("knowledge.admit", "a", "admit", "Admit", "Admit the candidate"),
+    _b("knowledge.decline", "x", "decline", "Decline", "Turn it away (a reason is required)"),
+    _b("knowledge.retract", "r", "retract", "Retract", "Retract it (a reason is required)"),
+    _b("knowledge.evidence", "o", "evidence", "Evidence", "Open the cited session"),
+]
+
 TRANSCRIPT = [
     _b("transcript.close", "escape,q", "dismiss", "Close", "Back to the pane"),
     _b("transcript.fold", "z", "fold", "Tool calls", "Fold or unfold tool calls"),
@@ -134,6 +149,7 @@ ALL: dict[str, Sequence[Binding]] = {
     "timeline": TIMELINE,
     "skills": SKILLS,
     "principles": PRINCIPLES,
+    "knowledge": KNOWLEDGE,
     "transcript": TRANSCRIPT,
 }
 ASSIGN_PREFIX = "triage.assign."

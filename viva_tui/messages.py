@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from viva_store.triage.service import Expected, Suggestion
     from viva_tui.views import (
         CurveData,
+        KnowledgeData,
         MemberRow,
         Page,
         PrinciplesData,
@@ -273,6 +274,20 @@ class PrinciplesLoaded(Message, bubble=False):
     """The queue, history and active versions arrived."""
 
     data: PrinciplesData
+
+
+@dataclass(eq=False, repr=False)
+class KnowledgeLoaded(Message, bubble=False):
+    """The gate's candidates, admitted items by kind and the review queue arrived."""
+
+    data: KnowledgeData
+
+
+@dataclass(eq=False, repr=False)
+class KnowledgeDecided(Message, bubble=False):
+    """A decision on a knowledge item was stored; ``summary`` says what it did."""
+
+    summary: str
 
 
 @dataclass(eq=False, repr=False)

@@ -12,6 +12,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from viva_store.knowledge.service import KnowledgeRecord, ReviewRecord
     from viva_store.principles.service import CandidateRecord, PrincipleEventRecord
     from viva_store.recall.service import RecallHit
     from viva_store.records import ExecutionRecord, MemberRecord, MessageRecord, SessionRecord
@@ -182,3 +183,15 @@ class PrinciplesData:
     def open(self) -> list[CandidateRecord]:
         """Candidates waiting for the owner, by week, batch, member (the service's order)."""
         return [c for c in self.candidates if c.status in OPEN_CANDIDATES]
+
+
+# Knowledge ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class KnowledgeData:
+    """The gate's candidates, admitted items by kind, and the owner's review queue."""
+
+    candidates: tuple[KnowledgeRecord, ...]
+    admitted: dict[str, tuple[KnowledgeRecord, ...]]
+    review: tuple[ReviewRecord, ...]

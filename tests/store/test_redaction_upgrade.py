@@ -234,10 +234,11 @@ def _any_session(ctx: Context, conn: Connection) -> str:
 
 
 def test_the_upgrade_rewrites_only_columns_the_guards_admit() -> None:
-    """The text columns the upgrade rewrites are the ones migrations 0015 and 0016 let the
-    guards admit (a later migration that widens one re-installs the guards and updates both)."""
+    """The text columns the upgrade rewrites are the ones migrations 0015, 0016 and 0017 let
+    the guards admit (a later migration that widens one re-installs the guards and updates
+    both)."""
     admitted: dict[str, set[str]] = {}
-    for name in ("0015_redaction_upgrade", "0016_session_labels"):
+    for name in ("0015_redaction_upgrade", "0016_session_labels", "0017_knowledge"):
         path = Path(migrations.__file__).parent / "versions" / f"{name}.py"
         spec = importlib.util.spec_from_file_location(f"revision_{name}", path)
         assert spec is not None and spec.loader is not None

@@ -27,6 +27,7 @@ from viva_store.engagement import service as engagement
 from viva_store.errors import AccessDenied, NotFound
 from viva_store.export import service as export
 from viva_store.importing.pipeline import run_import
+from viva_store.knowledge import service as knowledge
 from viva_store.members import executions, grants
 from viva_store.members import service as members
 from viva_store.members.grants import issue_grant, resolve_actor
@@ -84,6 +85,26 @@ def seed(ctx: Context, tmp_path: Path) -> None:
         pass
     for name in NAMES:
         classify(ctx, [native_id(name)], name)
+    seed_knowledge(ctx)
+
+
+def seed_knowledge(ctx: Context) -> None:
+    """Each member's private knowledge — a personal memory and a self-model hypothesis
+    carrying its marker — and knowledge of its project, which belongs to the project, not
+    the member: it carries no marker (``tests/cli/test_knowledge_walk.py`` checks it)."""
+    for name in NAMES:
+        for kind, project in (
+            ("personal_memory", None),
+            ("self_model_candidate", None),
+            ("project_knowledge", f"proj-{name}"),
+        ):
+            text = f"notes of proj-{name}" if project else marker(name)
+            item = knowledge.propose(
+                ctx, name, kind, f"{text} {kind}", "costly", [native_id(name)],
+                body=text, evidence="took a day", project=project,
+            )  # fmt: skip
+            if kind != "self_model_candidate":
+                knowledge.admit(ctx, item)
 
 
 def _team_then_seed(ctx: Context, files: Path) -> None:
@@ -170,6 +191,21 @@ CALLS: dict[str, Callable[[Context], Any]] = {
         lambda c, n: skill_project.project(c, n, f"work on {marker(n)}")
     ),
     "viva_store.skills.uses.read_skill": lambda c: skill_uses.read_skill(c, "code-review"),
+    "viva_store.knowledge.service.list_knowledge": lambda c: [
+        knowledge.list_knowledge(c),
+        per_member(lambda c2, n: knowledge.list_knowledge(c2, n, project=f"proj-{n}"))(c),
+    ],
+    "viva_store.knowledge.service.get_item": lambda c: [
+        safe(functools.partial(knowledge.get_item, c, r.id, r.project))
+        for r in knowledge.list_knowledge(c.as_actor(OWNER))
+    ],
+    "viva_store.knowledge.service.knowledge_for_task": per_member(
+        lambda c, n: knowledge.knowledge_for_task(c, n, f"work on {marker(n)}", f"proj-{n}")
+    ),
+    "viva_store.knowledge.service.review_queue": knowledge.review_queue,
+    "viva_store.knowledge.brief.brief": per_member(
+        lambda c, n: knowledge.brief(c, n, f"work on {marker(n)}", f"proj-{n}")
+    ),
     "viva_store.skills.search.search_skills": per_member(
         lambda c, n: skillset.search_skills(c, "review code", member=n)
     ),

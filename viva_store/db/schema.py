@@ -386,6 +386,52 @@ SESSION_LABEL = _versioned(  # a label added or taken off, or a title shown inst
     Column("actor", String, nullable=False),
     Column("at", INSTANT, nullable=False),
 )
+# --- knowledge: curated items with provenance, and what happens to them ------------------
+KNOWLEDGE_ITEM = _versioned(  # a proposed item, never changed (a new wording supersedes it)
+    "knowledge_item",
+    Column("id", String, primary_key=True),
+    Column("member", String, ForeignKey("member.name"), nullable=False, index=True),
+    Column("kind", String, nullable=False),
+    Column("project", String, index=True),
+    Column("domain", String),
+    Column("task_pattern", String),
+    Column("summary", String, nullable=False),
+    Column("body", String, nullable=False),
+    Column("reason", String, nullable=False),
+    Column("evidence", String, nullable=False),
+    Column("sources", JSON, nullable=False),
+    Column("importance", Float, nullable=False),
+    Column("why", String, nullable=False),
+    Column("confidence", Float),
+    Column("occurred_at", INSTANT, nullable=False),
+    Column("flags", JSON, nullable=False),
+    Column("proposed_by", String, nullable=False),
+    Column("created_at", INSTANT, nullable=False),
+)
+KNOWLEDGE_EVENT = _versioned(  # proposed, admitted, declined, used, retracted, superseded
+    "knowledge_event",
+    Column("id", Integer, primary_key=True),
+    Column("item_id", String, ForeignKey("knowledge_item.id"), nullable=False, index=True),
+    Column("action", String, nullable=False),
+    Column("actor", String, nullable=False),
+    Column("reason", String, nullable=False, default=""),
+    Column("session_id", String),
+    Column("other_id", String),
+    Column("at", INSTANT, nullable=False),
+)
+KNOWLEDGE_STATE = _table(  # an item's status and scope, derived from the two logs, rebuildable
+    "knowledge_state",
+    Column("item_id", String, ForeignKey("knowledge_item.id"), primary_key=True),
+    Column("member", String, nullable=False),
+    Column("kind", String, nullable=False),
+    Column("project", String),
+    Column("domain", String),
+    Column("task_pattern", String),
+    Column("summary", String, nullable=False),
+    Column("importance", Float, nullable=False),
+    Column("status", String, nullable=False),
+    Column("uses", Integer, nullable=False, default=0),
+)
 # --- redaction upgrades: the permit the guards admit, one event per transaction -----------
 REDACT_PERMIT = _table(  # held (on PostgreSQL by its transaction) while an upgrade rewrites
     "redact_permit",

@@ -33,6 +33,15 @@ MCP_TOOLS = (
     "principle_propose",
     "timeline",
     "session_show",
+    "brief",
+    "knowledge_list",
+    "knowledge_show",
+    "knowledge_propose",
+    "knowledge_admit",
+    "knowledge_decline",
+    "knowledge_use",
+    "knowledge_retract",
+    "knowledge_supersede",
 )
 """The tools ``viva mcp`` serves, as the block names them (a test keeps the two equal)."""
 
@@ -98,6 +107,8 @@ class LaunchView:
     execution_id: str
     viva: str
     """How the member calls Viva (``viva``, or an absolute path when not on PATH)."""
+    knowledge: tuple[Mapping[str, Any], ...] = ()
+    """The task brief's related knowledge (``KnowledgeRecord`` JSON)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,6 +168,7 @@ def block(view: LaunchView) -> str:
     if view.task:
         lines += ["## Task of this session", "", view.task.strip(), ""]
     lines += _principles(view.principles)
+    lines += _knowledge(view)
     lines += _skills(view)
     lines += _callbacks(view)
     lines += [END, ""]
@@ -178,6 +190,29 @@ def _principles(principles: Sequence[Mapping[str, Any]]) -> list[str]:
     for p in principles:
         lines.append(f"- {' '.join(str(p.get('text', '')).split())} (v{p.get('version', '?')})")
     return [*lines, ""]
+
+
+def _knowledge(view: LaunchView) -> list[str]:
+    """The brief's knowledge section; absent when nothing related was recorded."""
+    if not view.knowledge:
+        return []
+    v = view.viva
+    lines = ["## What the team recorded for this task", ""]
+    for k in view.knowledge:
+        where = f", {k.get('project')}" if k.get("project") else ""
+        sources = ", ".join(k.get("sources") or ()) or "sources you cannot see"
+        summary = " ".join(str(k.get("summary", "")).split())
+        lines.append(
+            f"- {summary} _({k.get('kind')}{where}; {k.get('words')}; from {sources}; "
+            f"`{v} knowledge show {k.get('id')}`)_"
+        )
+    lines += [
+        "",
+        f"Reading one with `{v} knowledge show ID` records that this session used it; "
+        f"`{v} knowledge use ID --session S` records a use you made without reading it.",
+        "",
+    ]
+    return lines
 
 
 def _skills(view: LaunchView) -> list[str]:

@@ -144,6 +144,7 @@ def _view(
         member=get_member(ctx, member),
         task=p.task,
         principles=p.principles,
+        knowledge=p.knowledge,
         skills=docs,
         unprojected=tuple(kept),
         execution_id=execution_id,
@@ -172,7 +173,11 @@ def _plan(
         warnings.append(f"{member}'s member.yaml does not list {harness} among its harnesses")
     journals = files.pending(_journals(ctx), where)
     blockers = files.problems(where, lay.instruction_file, journals)
-    p = project(ctx, member, task, record=record and not blockers and program is not None)
+    from viva_store.engagement.service import entry_rules
+
+    task_project = entry_rules(ctx).project_of(str(where))  # the folder names the project
+    recorded = record and not blockers and program is not None
+    p = project(ctx, member, task, record=recorded, project=task_project)
     view = _view(ctx, lay, member, p, ids["VIVA_EXECUTION"], [])
     planned, kept = files.plan(where, render(view))
     if kept:

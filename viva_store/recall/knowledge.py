@@ -1,4 +1,5 @@
-"""Recall over skills and principles: nothing is deleted, so nothing stops being findable.
+"""Recall over skills, principles and knowledge items: nothing is deleted, so nothing stops
+being findable.
 
 Besides sessions, :func:`viva_store.recall.search.recall` finds a member's
 skills — forgotten ones too (DESIGN I2) — and its principles, superseded,
@@ -10,9 +11,12 @@ token by token, rather than through the full-text index.
   body is not searched here — reading a body is what ``viva skill show`` is
   for, and a member's read of it is a recorded use.
 * A principle version matches on its wording, approved wording and rationale.
+* A knowledge item matches on its summary and body; its importance is the item's, its
+  recency its last use (or when it was proposed); ``marked`` says its status in words.
 
-Scope: a member sees its own skill set and principles; the owner one
-member's or everyone's — the same :func:`viva_store.access.member_scope`
+Scope: a member sees its own skill set and principles, and of knowledge its own items
+and the team's admitted ones (project knowledge only in a task brief of that project);
+the owner one member's or everyone's — the same :func:`viva_store.access.member_scope`
 as everywhere else, inside the queries. The rows read are remembered per
 connection and actor until anything is committed
 (:func:`viva_store.recall.changes.remembered`): the next search only matches.
@@ -31,6 +35,8 @@ from sqlalchemy import Connection, select
 from viva_store.access import member_scope
 from viva_store.clock import as_utc
 from viva_store.db.schema import MEMBER_SKILL, SKILL
+from viva_store.knowledge.load import load as knowledge_load
+from viva_store.knowledge.model import SHARED_KINDS, Item, live, words
 from viva_store.principles.load import candidates, load
 from viva_store.principles.state import APPROVED
 from viva_store.recall import changes
@@ -173,3 +179,61 @@ def principles(
             )
         )
     return out
+
+
+def knowledge_items(
+    ctx: Context,
+    conn: Connection,
+    parsed: ParsedQuery,
+    target: str | None,
+    any_token: bool,
+    params: RecallParams,
+    now: datetime,
+    stamp: Hashable | None = None,
+) -> list[RecallItem]:
+    """Knowledge items matching the query (retracted and superseded ones too, so marked)."""
+    key = ("recall.knowledge", ctx.actor, target, parsed.terms)
+    found = changes.remembered(
+        conn, key, lambda: _knowledge_rows(ctx, conn, target, parsed.terms), stamp
+    )
+    out = []
+    for item in found:
+        rel = _coverage(parsed.terms, (item.summary, item.body))
+        if not _matches(rel, any_token):
+            continue
+        last = item.uses[-1].at if item.uses else item.created_at
+        rec = recency(_age(now, last), params.half_life_days)
+        imp = min(1.0, max(0.0, item.importance))
+        snippet = make_snippet(f"{item.summary}: {item.body}" if item.body else item.summary,
+                               parsed.terms)  # fmt: skip
+        out.append(
+            RecallItem(
+                kind="knowledge",
+                id=item.id,
+                member=item.member,
+                marked=words(item),
+                at=last,
+                score=round(combine(rel, rec, imp, params), 6),
+                snippet=snippet.text,
+                highlights=snippet.highlights,
+                factors={"relevance": rel, "recency": round(rec, 6), "importance": imp},
+            )
+        )
+    return out
+
+
+def _knowledge_rows(
+    ctx: Context, conn: Connection, target: str | None, terms: Iterable[str]
+) -> list[Item]:
+    """Items mentioning a term — the owner: every one (``target``'s own and the shared
+    ones, when one is named); a member: its own and the shared kinds that passed the gate."""
+    words = list(terms)
+    # the ASCII terms narrow the read in SQL; others (normalized) are matched here only
+    items = knowledge_load(conn, ctx, mentioning=words if all(w.isascii() for w in words) else ())
+    if ctx.actor.is_owner:
+        if target is None:
+            return items
+        return [i for i in items if i.member == target or i.kind in SHARED_KINDS]
+    return [
+        i for i in items if i.member == ctx.actor.member or (i.kind in SHARED_KINDS and live(i))
+    ]

@@ -40,12 +40,14 @@ class RecallHit(JsonRecord):
 
 @dataclass(frozen=True, slots=True)
 class RecallItem(JsonRecord):
-    """A skill or a principle version that matches, marked with its status.
+    """A skill, a principle version or a knowledge item that matches, marked with its status.
 
     ``kind``: ``skill`` (``id`` is its name; ``marked``: active | forgotten) or
     ``principle`` (``id`` is the version; ``marked``: active | superseded |
-    retired | pending | deferred | rejected | merged). ``session_id`` and ``harness`` are
-    always ``None``: the keys are there so a list of hits reads uniformly.
+    retired | pending | deferred | rejected | merged) or ``knowledge`` (``id`` is the
+    item's; ``marked``: its status in words — recorded, reused N times, retracted …).
+    ``session_id`` and ``harness`` are always ``None``: the keys are there so a list of
+    hits reads uniformly.
     """
 
     kind: str

@@ -52,7 +52,7 @@ from viva_store.registry import reader
 from viva_store.store import Context
 
 ORDERS = ("rank", "newest")
-KINDS = ("sessions", "skills", "principles")
+KINDS = ("sessions", "skills", "principles", "knowledge")
 MAX_LIMIT = 200
 PENDING = "recall.pending"
 BOUNDED = WINDOWS = True  # tests turn them off to compare with sorting every match
@@ -236,10 +236,11 @@ def recall(
     ``off`` — how the engagement state's project narrows the search
     (default: ``[recall] state_mode`` for a member, off for the owner).
     ``kinds``: what to search besides sessions — ``skills`` (forgotten ones
-    too) and ``principles`` (superseded ones too), in ``RecallResult.items``.
-    ``flt`` narrows sessions by harness, project and time (skills and principles,
-    which have neither, are then left out). A query over ``[recall] max_query_chars``
-    is truncated; one with no word or number in it is :class:`InvalidInput`.
+    too), ``principles`` (superseded ones too) and ``knowledge`` (retracted ones too), in
+    ``RecallResult.items``. ``flt`` narrows sessions by harness, project and time (skills,
+    principles and knowledge, which have neither, are then left out). A query over
+    ``[recall] max_query_chars`` is truncated; one with no word or number in it is
+    :class:`InvalidInput`.
     """
     _validate(ctx, member, limit, order, state)
     unknown = set(kinds) - set(KINDS)
@@ -307,13 +308,16 @@ def _knowledge(
     kinds: tuple[str, ...],
     stamp: Hashable | None = None,
 ) -> list[RecallItem]:
-    """Matching skills and principles (forgotten and superseded ones too), best first."""
+    """Matching skills, principles and knowledge items (forgotten, superseded and retracted
+    ones too), best first."""
     found: list[RecallItem] = []
     args = (ctx, conn, parsed, plan.target, any_token, plan.params, now, stamp)
     if "skills" in kinds:
         found += recall_knowledge.skills(*args)
     if "principles" in kinds:
         found += recall_knowledge.principles(*args)
+    if "knowledge" in kinds:
+        found += recall_knowledge.knowledge_items(*args)
     return sorted(found, key=lambda i: (-i.score, i.kind, i.id))[:limit]
 
 

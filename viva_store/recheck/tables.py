@@ -3,7 +3,7 @@
 *Versioned* tables are append-only logs whose rows remember the rule-set version
 that redacted them: a row of an older version is re-checked, and its text
 rewritten only through the guards' permit (:mod:`viva_store.db.guards`); the text
-columns listed here must be the ones migration 0015 (or a later one) made
+columns listed here must be the ones migration 0015 (or a later one: 0017) made
 rewritable. *Mutable* tables keep no version: they are re-checked whenever the
 store's last upgrade is older than the current rules. Keys and identities
 (ids, native ids, the paths the importer finds files by) are never rewritten.
@@ -23,6 +23,9 @@ from viva_store.db.schema import (
     ENGAGEMENT_EVENT,
     EXECUTION,
     IMPORT_RUN,
+    KNOWLEDGE_EVENT,
+    KNOWLEDGE_ITEM,
+    KNOWLEDGE_STATE,
     MEMBER_GRANT,
     MESSAGE,
     PRINCIPLE_BATCH,
@@ -87,6 +90,8 @@ VERSIONED: tuple[Rewritable, ...] = (
     Rewritable(RECALL_MARK, ("note",)),
     Rewritable(ENGAGEMENT_EVENT, ("value", "note"), ("basis",)),
     Rewritable(SESSION_LABEL, ("text",), ledger=lambda row: {"session_id": row["session_id"]}),
+    Rewritable(KNOWLEDGE_ITEM, ("summary", "body", "evidence", "why")),
+    Rewritable(KNOWLEDGE_EVENT, ("reason",)),
 )
 """Append-only logs with a ``ruleset`` column, in the order they are upgraded."""
 
@@ -100,5 +105,6 @@ MUTABLE: tuple[Rewritable, ...] = (
     Rewritable(EXECUTION, ("task",)),
     Rewritable(MEMBER_GRANT, ("note",)),
     Rewritable(ATTRIBUTION, ("note",)),
+    Rewritable(KNOWLEDGE_STATE, ("summary",)),
 )
 """Tables without versions, re-checked when the store's last upgrade is older."""

@@ -23,6 +23,15 @@ def _names(values: Any) -> str:
     return ", ".join(f"`{v}`" for v in values)
 
 
+def knowledge_line(counts: dict[str, int]) -> str:
+    """The week's knowledge in words that follow the evidence (uses are recorded uses)."""
+    uses = counts.get("used", 0)
+    return (
+        f"{counts.get('admitted', 0)} admitted, {counts.get('declined', 0)} declined, "
+        f"reused {uses} time{'' if uses == 1 else 's'}, {counts.get('retracted', 0)} retracted"
+    )
+
+
 def member_markdown(section: MemberWeek) -> list[str]:
     """One member's section."""
     out = [f"## {section.member}", ""]
@@ -52,7 +61,22 @@ def member_markdown(section: MemberWeek) -> list[str]:
     if section.track_changes:
         tracks = ", ".join(f"`{t['skill']}` → {t['track']}" for t in section.track_changes)
         out.append(f"- Track changes: {tracks}")
+    if section.knowledge:
+        counts: dict[str, int] = {}
+        for e in section.knowledge:
+            counts[e["action"]] = counts.get(e["action"], 0) + 1
+        out.append(f"- Knowledge: {knowledge_line(counts)}")
     out.append("")
+    if section.knowledge:
+        out += ["### Knowledge", ""]
+        out += _table(
+            ["when", "item", "kind", "summary", "event", "by", "reason or session"],
+            [
+                [f"{e['at']:%Y-%m-%d}", e["item"], e["kind"], e["summary"], e["action"],
+                 e["actor"], e["reason"] or e["session"] or ""]
+                for e in section.knowledge
+            ],
+        )  # fmt: skip
     if section.principles_proposed:
         out += ["### Principle candidates", ""]
         out += _table(
@@ -98,6 +122,8 @@ def report_markdown(report: WeeklyReport) -> str:
         ]
         for b in team["principle_batches"]:
             out.append(f"- Principle batch `{b['id']}` ({b['created_by']}): {b['summary']}")
+        if "knowledge" in team:
+            out.append(f"- Knowledge: {knowledge_line(team['knowledge'])}")
         out.append("")
     for section in report.members:
         out += member_markdown(section)

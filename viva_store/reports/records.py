@@ -24,6 +24,8 @@ class MemberWeek(JsonRecord):
     track_changes: tuple[dict[str, Any], ...]
     sessions_recovered: int
     sessions_triaged: int
+    knowledge: tuple[dict[str, Any], ...] = ()
+    """The week's gate decisions and uses of the member's knowledge items, in log order."""
 
     @property
     def quiet(self) -> bool:

@@ -3,7 +3,8 @@
 Read straight from the append-only logs: principle proposals and decisions
 (``principle_version``, ``principle_event``), skill events (``skill_event``:
 additions, uses, forgets and trial would-forgets, reclaims, track changes),
-sessions recovered (``session.imported_at``) and triaged (``classification``).
+sessions recovered (``session.imported_at``) and triaged (``classification``), and the
+knowledge gate's decisions and recorded uses (``knowledge_event``).
 
 The owner sees every member and the team's totals; a member-scoped call sees
 only its own section (DESIGN I5), with no team totals.
@@ -18,7 +19,15 @@ from typing import Any
 from sqlalchemy import Connection, and_, func, select
 
 from viva_store.access import member_scope
-from viva_store.db.schema import ATTRIBUTION, CLASSIFICATION, PRINCIPLE_BATCH, SESSION, SKILL_EVENT
+from viva_store.db.schema import (
+    ATTRIBUTION,
+    CLASSIFICATION,
+    KNOWLEDGE_EVENT,
+    KNOWLEDGE_ITEM,
+    PRINCIPLE_BATCH,
+    SESSION,
+    SKILL_EVENT,
+)
 from viva_store.members.roster import list_members
 from viva_store.principles.load import load
 from viva_store.principles.state import (
@@ -138,6 +147,35 @@ def _skills(
     return out
 
 
+KNOWLEDGE_ACTIONS = ("admitted", "declined", "used", "retracted", "superseded")
+
+
+def _knowledge(
+    conn: Connection, ctx: Context, start: datetime, end: datetime
+) -> dict[str, list[dict[str, Any]]]:
+    """The week's knowledge events per item member (a member: its own items only)."""
+    E, K = KNOWLEDGE_EVENT.c, KNOWLEDGE_ITEM.c
+    query = (
+        select(
+            E.item_id, E.action, E.actor, E.reason, E.session_id, E.at, K.member, K.kind, K.summary
+        )
+        .join(KNOWLEDGE_ITEM, K.id == E.item_id)
+        .where(
+            _in(E.at, start, end),
+            E.action.in_(KNOWLEDGE_ACTIONS),
+            member_scope(ctx.actor, K.member),
+        )
+        .order_by(E.id)
+    )
+    out: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for r in conn.execute(query):
+        out[r.member].append(
+            {"item": r.item_id, "kind": r.kind, "summary": r.summary, "action": r.action,
+             "actor": r.actor, "reason": r.reason, "session": r.session_id, "at": r.at}
+        )  # fmt: skip
+    return out
+
+
 def _sessions(
     conn: Connection, ctx: Context, start: datetime, end: datetime
 ) -> tuple[Counter[str | None], Counter[tuple[str, str | None]]]:
@@ -186,6 +224,7 @@ def weekly_report(ctx: Context, week: str | None = None) -> WeeklyReport:
         proposed, decided = _principles(conn, ctx, week, start, end)
         skills = _skills(conn, ctx, start, end)
         recovered, triage = _sessions(conn, ctx, start, end)
+        knowledge = _knowledge(conn, ctx, start, end)
         batches = []
         if ctx.actor.is_owner:
             batches = [
@@ -196,9 +235,9 @@ def weekly_report(ctx: Context, week: str | None = None) -> WeeklyReport:
                     .order_by(PRINCIPLE_BATCH.c.created_at)
                 )
             ]
-        return proposed, decided, skills, recovered, triage, batches
+        return proposed, decided, skills, recovered, triage, batches, knowledge
 
-    proposed, decided, skills, recovered, triage, batches = ctx.store.read(work)
+    proposed, decided, skills, recovered, triage, batches, knowledge = ctx.store.read(work)
     sections = []
     for name in names:
         sk = skills.get(name) or _skills_empty()
@@ -223,6 +262,7 @@ def weekly_report(ctx: Context, week: str | None = None) -> WeeklyReport:
                 track_changes=tuple(sk["tracks"]),
                 sessions_recovered=recovered.get(name, 0),
                 sessions_triaged=triage.get(("member", name), 0),
+                knowledge=tuple(knowledge.get(name, [])),
             )
         )
     team = None
@@ -235,6 +275,10 @@ def weekly_report(ctx: Context, week: str | None = None) -> WeeklyReport:
             "sessions_filed_nobody": sum(n for (a, _), n in triage.items() if a == "nobody"),
             "sessions_unclassified": sum(n for (a, _), n in triage.items() if a == "unclassify"),
             "principle_batches": batches,
+            "knowledge": {
+                action: sum(1 for evs in knowledge.values() for e in evs if e["action"] == action)
+                for action in KNOWLEDGE_ACTIONS
+            },
         }
     return WeeklyReport(week, start, end, now, tuple(sections), team)
 

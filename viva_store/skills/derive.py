@@ -52,6 +52,9 @@ def derive_uses(conn: Connection, ctx: Context, session_id: str) -> list[str]:
     sess = session_ref(conn, execution.member, session_id)
     if sess is None:
         return []
+    from viva_store.knowledge.derive import derive_knowledge_uses
+
+    derive_knowledge_uses(conn, ctx, execution.member, session_id)  # items read, likewise
     native = conn.execute(
         select(SESSION.c.harness, SESSION.c.native_id).where(SESSION.c.id == session_id)
     ).one()

@@ -33,14 +33,19 @@ MAX_TASK = 20_000
 
 @reader
 def project(
-    ctx: Context, member: str, task: str, limit: int | None = None, record: bool = True
+    ctx: Context,
+    member: str,
+    task: str,
+    limit: int | None = None,
+    record: bool = True,
+    project: str | None = None,
 ) -> Projection:
     """The skills (and principles) a session of ``member`` would get for ``task``.
 
     ``limit`` defaults to the configured ``projection_limit`` and cannot exceed it.
     ``record`` False (a dry run, e.g. ``viva launch --dry-run``) rolls back everything it
     would write: nothing is logged and no forget is applied. The owner, or the member
-    itself, may ask.
+    itself, may ask. ``project``: the task's project, for the brief's knowledge section.
     """
     require_self_or_owner(ctx.actor, member, "project skills")
     params = skill_params(ctx.store.config.section("skills"))
@@ -98,6 +103,11 @@ def project(
     else:
         picks, left, count, descriptions = ctx.store.write(_dry(work))
     principles: list[Any] = active_principles(ctx, member)
+    knowledge: tuple[dict[str, Any], ...] = ()
+    if task.strip():
+        from viva_store.knowledge.service import brief
+
+        knowledge = tuple(r.to_json() for r in brief(ctx, member, task, project).knowledge)
     return Projection(
         member=member,
         task=task,
@@ -106,6 +116,8 @@ def project(
         skills=tuple(_record(c, descriptions) for c in picks),
         not_picked=tuple(_record(c, descriptions) for c in left),
         principles=tuple(p.to_json() for p in principles),
+        knowledge=knowledge,
+        project=project,
     )
 
 

@@ -134,7 +134,8 @@ class Projection(JsonRecord):
 
     ``skills``: the picks, at most ``limit``, relevance first then weight; ``not_picked``:
     the next ones and why they were left out; ``principles``: the member's active
-    principles; ``candidates``: how many skills of its set were ranked.
+    principles; ``candidates``: how many skills of its set were ranked; ``knowledge``: the
+    related knowledge of the task brief (for ``project``, when the task has one).
     """
 
     member: str
@@ -144,6 +145,9 @@ class Projection(JsonRecord):
     skills: tuple[ProjectedSkill, ...]
     not_picked: tuple[ProjectedSkill, ...]
     principles: tuple[dict[str, Any], ...]
+    knowledge: tuple[dict[str, Any], ...] = ()
+    """The task brief's knowledge section: the related items the task may see."""
+    project: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         """JSON-ready, the nested skills included."""

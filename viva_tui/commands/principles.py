@@ -379,6 +379,16 @@ def _member_details(m: MemberWeek) -> None:
                 for d in m.principle_decisions
             ],
         )
+    if m.knowledge:
+        _table(
+            f"{m.member}: knowledge",
+            ["!when", "!item", "kind", "event", "summary", "by"],
+            [
+                (f"{e['at']:%Y-%m-%d}", e["item"], e["kind"], e["action"],
+                 _short(e["summary"], 50), e["actor"])
+                for e in m.knowledge
+            ],
+        )  # fmt: skip
     if m.skill_uses:
         _table(
             f"{m.member}: skill uses",

@@ -276,12 +276,15 @@ def project(
     limit: Annotated[
         int | None, typer.Option("--limit", min=0, help="At most N skills (max 10).")
     ] = None,
+    project_: Annotated[
+        str | None, typer.Option("--project", help="The task's project (its knowledge).")
+    ] = None,
     json_: JsonOpt = False,
 ) -> None:
     """What a new session of a member would get for a task, with reasons."""
     from viva_store.skills.service import project as run
 
-    p = run(context(), member, task, limit)
+    p = run(context(), member, task, limit, project=project_)
     if json_:
         print_json(p)
         return
@@ -294,6 +297,9 @@ def project(
         typer.echo(f"not picked: {s.name} — {s.reason}")
     for principle in p.principles:
         typer.echo(f"principle v{principle['version']}: {principle['text']}")
+    for k in p.knowledge:
+        where = f" ({k['project']})" if k["project"] else ""
+        typer.echo(f"knowledge {k['id']} [{k['kind']}{where}, {k['words']}]: {k['summary']}")
 
 
 def _print_change(change: SkillChange, json_: bool) -> None:

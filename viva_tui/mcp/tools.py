@@ -201,7 +201,7 @@ def session_show(caller: Caller, args: SessionShowArgs) -> Any:
     return data
 
 
-TOOLS: tuple[ToolSpec[Any], ...] = (
+CORE_TOOLS: tuple[ToolSpec[Any], ...] = (
     ToolSpec(
         "recall",
         "Search your own experience (earlier sessions, skills, principles): the best hit per "
@@ -264,3 +264,7 @@ TOOLS: tuple[ToolSpec[Any], ...] = (
         session_show,
     ),
 )
+
+from viva_tui.mcp.knowledge_tools import KNOWLEDGE_TOOLS  # noqa: E402 (it builds on the above)
+
+TOOLS: tuple[ToolSpec[Any], ...] = (*CORE_TOOLS, *KNOWLEDGE_TOOLS)

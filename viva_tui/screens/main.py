@@ -1,4 +1,4 @@
-"""The one screen: sidebar, five panes, the import bar — and the flows that feed them.
+"""The one screen: sidebar, six panes, the import bar — and the flows that feed them.
 
 Panes post requests; a flow (a mixin beside this file) answers in a named thread worker
 that calls the backend and posts a past-tense message back, whose records it hands to
@@ -30,6 +30,7 @@ from viva_tui.messages import (
 from viva_tui.screens.archive_flow import ArchiveFlow
 from viva_tui.screens.base import once_open
 from viva_tui.screens.import_flow import ImportFlow
+from viva_tui.screens.knowledge_flow import KnowledgeFlow
 from viva_tui.screens.live_flow import LiveFlow
 from viva_tui.screens.principles_flow import PrinciplesFlow
 from viva_tui.screens.session_actions_flow import SessionActionsFlow
@@ -55,11 +56,12 @@ class MainScreen(
     TimelineFlow,
     SkillsFlow,
     PrinciplesFlow,
+    KnowledgeFlow,
     ImportFlow,
     ArchiveFlow,
     SessionActionsFlow,
 ):
-    """Sidebar + panes switched with 1–5; every store call runs in a worker; what others
+    """Sidebar + panes switched with 1–6; every store call runs in a worker; what others
     write to the store meanwhile appears on its own."""
 
     BINDINGS: ClassVar[list[BindingType]] = [*keys.SCREEN]
@@ -156,6 +158,10 @@ class MainScreen(
             from viva_tui.widgets.principles_pane import PrinciplesPane
 
             return PrinciplesPane()
+        if pane_id == "knowledge":
+            from viva_tui.widgets.knowledge_pane import KnowledgePane
+
+            return KnowledgePane()
         return MembersPane()
 
     async def _build_next(self) -> None:

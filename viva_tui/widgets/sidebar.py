@@ -1,4 +1,4 @@
-"""The sidebar: the five panes with their keys, what waits in each, and the member.
+"""The sidebar: the six panes with their keys, what waits in each, and the member.
 
 One widget that renders clickable lines (no list widget): it is on the first frame, so
 it is kept as light as possible. It repaints itself when what it shows changes.
@@ -16,10 +16,15 @@ PANES = (
     ("timeline", "Timeline"),
     ("skills", "Skills"),
     ("principles", "Principles"),
+    ("knowledge", "Knowledge"),
 )
 WIDE_ENOUGH = 14
 """Below this width the sidebar shows only the pane keys and their badges."""
-BADGE_STYLE = {"triage": "bold $triage-pending", "principles": "bold $approval-needed"}
+BADGE_STYLE = {
+    "triage": "bold $triage-pending",
+    "principles": "bold $approval-needed",
+    "knowledge": "bold $approval-needed",
+}
 
 
 class Sidebar(Static):

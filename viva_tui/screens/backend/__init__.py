@@ -28,6 +28,7 @@ from viva_tui.views import (
     PREVIEW_MESSAGES,
     ArchiveQuery,
     CurveData,
+    KnowledgeData,
     MemberRow,
     Page,
     PrinciplesData,
@@ -254,6 +255,20 @@ class Backend:
         from viva_tui.screens.backend import archive
 
         return archive.usage_data(self.ctx, by)
+
+    # Knowledge -------------------------------------------------------------------------
+
+    def knowledge(self) -> KnowledgeData:
+        """The gate's candidates, admitted items by kind, the review queue."""
+        from viva_tui.screens.backend import knowledge as knowledge_data
+
+        return knowledge_data.load_knowledge(self.ctx)
+
+    def decide_knowledge(self, action: str, item_id: str, text: str) -> str:
+        """Store one decision on a knowledge item (admit, decline, retract)."""
+        from viva_tui.screens.backend import knowledge as knowledge_data
+
+        return knowledge_data.decide(self.ctx, action, item_id, text)
 
     # Report ----------------------------------------------------------------------------
 

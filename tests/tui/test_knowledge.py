@@ -1,0 +1,87 @@
+"""The Knowledge pane (key 6): the gate's candidates, admitted items, every decision confirmed."""
+
+from __future__ import annotations
+
+from textual.pilot import Pilot
+
+from viva_store.knowledge import service as knowledge
+from viva_store.sessions.service import SessionFilter, list_sessions
+from viva_store.store import Context
+from viva_tui.app import VivaApp
+from viva_tui.dialogs.confirm import ConfirmModal
+from viva_tui.dialogs.reason import TextModal
+from viva_tui.widgets.knowledge_pane import KnowledgePane
+from viva_tui.widgets.sidebar import Sidebar
+from viva_tui.widgets.tables import RowList
+
+from .helpers import drive, settle
+
+
+def seed(ctx: Context) -> dict[str, str]:
+    (s1, s2) = [s.id for s in list_sessions(ctx, SessionFilter(member="deven", limit=2))]
+    return {
+        "plain": knowledge.propose(ctx, "deven", "team_knowledge", "Pin the base image",
+                                   "recurred", [s1, s2]),
+        "flagged": knowledge.propose(ctx, "deven", "personal_memory", "PR #12 is merged",
+                                     "costly", [s1], evidence="a day lost"),
+    }  # fmt: skip
+
+
+async def open_knowledge(pilot: Pilot[None]) -> KnowledgePane:
+    await settle(pilot)
+    await pilot.press("6")
+    await settle(pilot)
+    return pilot.app.screen.query_one(KnowledgePane)
+
+
+def highlight(pane: KnowledgePane, key: str) -> None:
+    listing = pane.query_one(RowList)
+    listing.highlighted = listing.get_option_index(key)
+
+
+def test_the_gate_admits_after_confirmation(app: VivaApp, demo_ctx: Context) -> None:
+    ids = seed(demo_ctx)
+
+    async def script(pilot: Pilot[None]) -> None:
+        pane = await open_knowledge(pilot)
+        assert {f"c:{ids['plain']}", f"c:{ids['flagged']}"} <= set(pane._items)
+        assert pilot.app.screen.query_one(Sidebar).badges.get("knowledge") == "2"
+        highlight(pane, f"c:{ids['plain']}")
+        await pilot.press("a")
+        await pilot.pause()
+        assert isinstance(pilot.app.screen, ConfirmModal)
+        await pilot.press("y")
+        await settle(pilot)
+        assert f"a:{ids['plain']}" in pane._items  # now listed among the admitted
+        highlight(pane, f"c:{ids['flagged']}")
+        await pilot.press("a")  # a live status: admitted only with a reason
+        await pilot.pause()
+        assert isinstance(pilot.app.screen, TextModal)
+        await pilot.press(*"kept as the decision")
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        await pilot.press("y")
+        await settle(pilot)
+
+    drive(app, script)
+    assert knowledge.get_item(demo_ctx, ids["plain"]).words == "recorded"
+    flagged = knowledge.get_item(demo_ctx, ids["flagged"])
+    assert flagged.status == "admitted" and flagged.history[-1].reason == "kept as the decision"
+
+
+def test_declining_the_confirmation_stores_nothing(app: VivaApp, demo_ctx: Context) -> None:
+    ids = seed(demo_ctx)
+
+    async def script(pilot: Pilot[None]) -> None:
+        pane = await open_knowledge(pilot)
+        highlight(pane, f"c:{ids['plain']}")
+        await pilot.press("x")
+        await pilot.pause()
+        await pilot.press(*"not worth it")
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        await pilot.press("n")
+        await settle(pilot)
+
+    drive(app, script)
+    assert knowledge.get_item(demo_ctx, ids["plain"]).status == "candidate"

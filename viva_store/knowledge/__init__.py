@@ -1,0 +1,1 @@
+"""Knowledge: curated items with provenance, the admission gate, reuse evidence, the brief."""
