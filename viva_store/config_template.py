@@ -134,6 +134,17 @@ def _sections() -> list[tuple[str, str, list[Param]]]:
             ],
         ),
         (
+            "prices",
+            "`viva usage` costs, per model, per million tokens (no price: no cost shown)",
+            [
+                Param(
+                    "claude-sonnet-4-5",
+                    "{ input = 3.0, output = 15.0, cache_read = 0.3, cache_write = 3.75 }",
+                    "an example: use your provider's prices",
+                )
+            ],
+        ),
+        (
             "keys",
             "the app's keys, by binding id (see the app's help)",
             [Param("triage.accept", '"a"', 'one key, or several: "a,ctrl+k"')],
