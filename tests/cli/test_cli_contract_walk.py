@@ -22,7 +22,6 @@ CLI_MD = Path(__file__).resolve().parents[2] / "docs" / "CLI.md"
 
 NOT_BUILT_YET = frozenset(
     {
-        "viva --version",
         "viva session export",
         "viva export",
         "viva session resume",
