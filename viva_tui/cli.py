@@ -120,7 +120,8 @@ def whole_app() -> typer.Typer:
 
 def app_for(args: Sequence[str]) -> typer.Typer:
     """The app with only the command (or group) ``args`` start with; the whole app when
-    they name none of them (help, a mistyped name: its suggestions)."""
+    they name none of them (help, a mistyped name: its suggestions) and when the shell
+    asks for completions; no command at all for ``--version``."""
     word = args[0] if args else ""
     if COMPLETION_VARIABLE in os.environ:
         return whole_app()
