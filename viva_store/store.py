@@ -61,8 +61,9 @@ class Store:
             engine = db_engine.make_engine(config.db_url)
         except (NoSuchModuleError, ModuleNotFoundError) as exc:
             raise StoreError(
-                f"no driver for {url.drivername} is installed ({exc}); for PostgreSQL: "
-                "pip install 'psycopg[binary]'"
+                f"no driver for {url.drivername} is installed ({exc}); PostgreSQL stores need "
+                "Viva's postgres extra (pip install 'viva-tui[postgres]') and a "
+                "postgresql+psycopg:// URL"
             ) from exc
         shown = url.render_as_string(hide_password=True)
         try:

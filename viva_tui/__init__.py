@@ -7,4 +7,7 @@ cyclic collector would walk over them a hundred times on the way, so it runs les
 
 import gc
 
+__version__ = "0.1.0"
+"""The version of the distribution (pyproject.toml reads it from here)."""
+
 gc.set_threshold(20_000, 50, 100)

@@ -4,7 +4,8 @@ Typer builds the click command of every registered command (reading each functio
 signature) before it runs one, and importing every command module costs a call too;
 :func:`main` imports and hands Typer only the command the arguments name
 (:data:`TOP_COMMANDS`, :data:`GROUPS`), and the whole app (:func:`whole_app`) for help or
-a name it does not know (Typer's suggestions need them all).
+a name it does not know (Typer's suggestions need them all), and for shell completion
+(the words come from the shell's variables, not the arguments).
 """
 
 from __future__ import annotations
@@ -22,7 +23,9 @@ import typer
 import typer.main
 
 from viva_store.errors import VivaError, redacted, unexpected_error_line
+from viva_tui import __version__
 from viva_tui.commands.coercion import install as install_plain_coercion
+from viva_tui.commands.metavars import HELP_NAMES, name_values
 
 install_plain_coercion()  # typer's pydantic coercion only for values that need it
 
@@ -72,17 +75,29 @@ def _new_app() -> typer.Typer:
     viva = typer.Typer(
         name="viva",
         help="Viva — the home of a small team of AI members.",
-        add_completion=False,
+        add_completion=True,
         pretty_exceptions_enable=False,
         no_args_is_help=False,
-        context_settings={"help_option_names": ["-h", "--help"]},
+        context_settings={"help_option_names": HELP_NAMES},
     )
     viva.callback(invoke_without_command=True)(_default)
     return viva
 
 
+def _print_version(asked: bool) -> None:
+    if asked:
+        print(f"viva {__version__}")
+        raise typer.Exit()
+
+
 def _default(
     ctx: typer.Context,
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", is_eager=True, callback=_print_version, help="Print the version and exit."
+        ),
+    ] = False,
     verbose: Annotated[
         bool,
         typer.Option("--verbose", help="Log DEBUG too, and show each log record on stderr."),
@@ -123,10 +138,15 @@ def whole_app() -> typer.Typer:
 
 def app_for(args: Sequence[str]) -> typer.Typer:
     """The app with only the command (or group) ``args`` start with; the whole app when
-    they name none of them (help, a mistyped name: its suggestions)."""
+    they name none of them (help, a mistyped name: its suggestions) and when the shell
+    asks for completions; no command at all for ``--version``."""
     if args and args[0] in GLOBAL_FLAGS:
         return app_for(args[1:])
     word = args[0] if args else ""
+    if COMPLETION_VARIABLE in os.environ:
+        return whole_app()
+    if word == "--version":
+        return _new_app()
     if word.startswith("-"):
         return whole_app()
     one = _new_app()
@@ -142,6 +162,15 @@ def app_for(args: Sequence[str]) -> typer.Typer:
         one.registered_commands += [c for c in commands if _name(c) == word]
         return one
     return whole_app()
+
+
+COMPLETION_VARIABLE = "_VIVA_COMPLETE"
+"""Set by the shell's completion script (``viva --install-completion``) on each Tab."""
+
+
+def click_command(app: typer.Typer) -> Any:
+    """The click command Typer builds for ``app``, its values named for help."""
+    return name_values(typer.main.get_command(app))
 
 
 if TYPE_CHECKING:
@@ -203,7 +232,7 @@ def _run() -> None:
     from viva_tui.commands.common import UsageError
 
     try:
-        code = app_for(sys.argv[1:])(standalone_mode=False)
+        code = click_command(app_for(sys.argv[1:]))(standalone_mode=False)
     except typer.TyperException as exc:  # typer's own refusals: a usage error exits 2
         if type(exc).__name__ == "NoArgsIsHelpError":
             sys.exit(2)  # a bare group: its help is printed already

@@ -92,6 +92,18 @@ def test_a_bad_url_is_one_line_without_its_password(
     assert "hunter2" not in line and "internal error" not in line
 
 
+def test_a_postgresql_url_without_the_postgres_extra_says_how_to_install_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setitem(sys.modules, "psycopg", None)  # as if the extra were not installed
+    monkeypatch.setenv("VIVA_DB_URL", "postgresql+psycopg://viva@localhost/viva")
+    result = run(["members"])
+    assert result.code == 1
+    line = _one_line(result.err)
+    assert "pip install 'viva-tui[postgres]'" in line
+    assert "internal error" not in line and "Traceback" not in result.err
+
+
 def _readonly(home: Path, args: list[str]) -> subprocess.CompletedProcess[str]:
     """``viva ARGS`` with ``home`` read-only: a read-only bind mount when we are root
     (root ignores file modes), the folder's and file's modes otherwise."""

@@ -28,6 +28,7 @@ __all__ = [
     "context",
     "print_json",
     "since_option",
+    "stdin_or",
     "table",
     "to_jsonable",
     "usage_error",
@@ -118,3 +119,19 @@ def since_option(text: str | None) -> datetime | None:
         return parse_since(text)
     except InvalidInput as exc:
         raise UsageError(f"--since: {exc}") from None
+
+
+def stdin_or(values: dict[str, str | None]) -> dict[str, str | None]:
+    """``values`` (each flag's text by flag name) with a ``-`` replaced by standard input,
+    so long text can be piped or written in a here-document; one flag at most may read it."""
+    reading = [flag for flag, value in values.items() if value == "-"]
+    if len(reading) > 1:
+        usage_error(f"only one of {', '.join(reading)} can read standard input (-)")
+    if not reading:
+        return values
+    if sys.stdin is None:
+        usage_error(f"{reading[0]} -: there is no standard input")
+    text = sys.stdin.read().strip()
+    if not text:
+        usage_error(f"{reading[0]} -: standard input was empty")
+    return {**values, reading[0]: text}

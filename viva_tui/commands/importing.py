@@ -8,6 +8,7 @@ from typing import Annotated, Any
 
 import typer
 
+from viva_tui.commands import completion
 from viva_tui.commands.common import JsonOpt, console, context, print_json, table, warn
 from viva_tui.commands.output import key
 
@@ -17,6 +18,7 @@ HarnessOpt = Annotated[
     list[str] | None,
     typer.Option(
         "--harness",
+        autocompletion=completion.harness,
         help="Only this harness (repeatable): claude-code, codex, pi, gemini, opencode, hermes.",
     ),
 ]

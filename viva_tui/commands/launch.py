@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from viva_tui.commands import completion
 from viva_tui.commands.common import JsonOpt, context, print_json, table, warn
 from viva_tui.commands.output import key
 
@@ -20,7 +21,10 @@ app = typer.Typer()
 @app.command("launch")
 def launch(
     member: Annotated[
-        str | None, typer.Argument(metavar="MEMBER", help="The member to launch.")
+        str | None,
+        typer.Argument(
+            autocompletion=completion.member, metavar="MEMBER", help="The member to launch."
+        ),
     ] = None,
     harness_args: Annotated[
         list[str] | None,
@@ -29,7 +33,10 @@ def launch(
             help="After `--`: arguments passed to the harness as they are.",
         ),
     ] = None,
-    harness: Annotated[str | None, typer.Option("--harness", help="claude-code or codex.")] = None,
+    harness: Annotated[
+        str | None,
+        typer.Option("--harness", autocompletion=completion.harness, help="claude-code or codex."),
+    ] = None,
     task: Annotated[
         str, typer.Option("--task", help="What the session is for (chooses the skills).")
     ] = "",

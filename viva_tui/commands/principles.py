@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from viva_tui.commands import common, completion
 from viva_tui.commands.common import JsonOpt, console, context, print_json, table, usage_error
 from viva_tui.commands.output import is_terminal, key, line, when
 
@@ -19,7 +20,9 @@ app = typer.Typer(
 )
 report_app = typer.Typer(help="Reports.", no_args_is_help=True)
 
-Member = Annotated[str, typer.Argument(help="The member the principle is for.")]
+Member = Annotated[
+    str, typer.Argument(autocompletion=completion.member, help="The member the principle is for.")
+]
 CandidateId = Annotated[
     str, typer.Argument(help="A candidate id (p….N), or a principle id with one open candidate.")
 ]
@@ -48,12 +51,14 @@ def _short(text: str | None, width: int = 70) -> str:
 @app.command("propose")
 def propose_(
     member: Member,
-    text: Annotated[str, typer.Option("--text", help="The principle, as it should read.")],
-    rationale: Annotated[str, typer.Option("--rationale", help="Why this member needs it.")],
+    text: Annotated[str, typer.Option("--text", help="The principle (-: read stdin).")],
+    rationale: Annotated[str, typer.Option("--rationale", help="Why it is needed (-: stdin).")],
     evidence: Annotated[
         list[str] | None,
         typer.Option(
-            "--evidence", help="A session id (or SESSION#SEQ for one message); repeatable."
+            "--evidence",
+            autocompletion=completion.session,
+            help="A session id (or SESSION#SEQ for one message); repeatable.",
         ),
     ] = None,
     replaces: Annotated[
@@ -65,6 +70,8 @@ def propose_(
     """Propose a principle candidate; it waits for the owner's decision."""
     from viva_store.principles.service import propose
 
+    given = common.stdin_or({"--text": text, "--rationale": rationale})
+    text, rationale = given["--text"] or "", given["--rationale"] or ""
     cand = propose(context(), member, text, rationale, evidence or [], replaces)
     if json_:
         print_json(cand)
@@ -164,7 +171,8 @@ def active(member: Member, json_: JsonOpt = False) -> None:
 def approve_(
     candidate: CandidateId,
     text: Annotated[
-        str | None, typer.Option("--text", help="Approve in your own wording instead.")
+        str | None,
+        typer.Option("--text", help="Approve in your own wording instead (-: read stdin)."),
     ] = None,
     note: Annotated[str, typer.Option("--note", help="A note kept with the decision.")] = "",
     json_: JsonOpt = False,
@@ -172,6 +180,7 @@ def approve_(
     """Owner: approve a candidate; it becomes the member's active version."""
     from viva_store.principles.service import approve
 
+    text = common.stdin_or({"--text": text})["--text"]
     done = approve(context(), candidate, text=text, note=note)
     if json_:
         print_json(done)
@@ -250,7 +259,9 @@ def retire_(
 
 @app.command("history")
 def history(
-    member: Annotated[str | None, typer.Argument(help="Only this member.")] = None,
+    member: Annotated[
+        str | None, typer.Argument(autocompletion=completion.member, help="Only this member.")
+    ] = None,
     json_: JsonOpt = False,
 ) -> None:
     """Every principle event, oldest first: proposals, batching, decisions, rollbacks, each

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from viva_tui.commands import completion
 from viva_tui.commands.common import (
     JsonOpt,
     SinceOpt,
@@ -32,7 +33,12 @@ FieldOpt = Annotated[str | None, typer.Option(help="Set this field (explicit: it
 def recall_command(
     query: Annotated[str, typer.Argument(help="Words to search for (over 512 chars: truncated).")],
     member: Annotated[
-        str | None, typer.Option("--member", help="Owner: search only this member's experience.")
+        str | None,
+        typer.Option(
+            "--member",
+            autocompletion=completion.member,
+            help="Owner: search only this member's experience.",
+        ),
     ] = None,
     # 200: the recall service's own bound (MAX_LIMIT); the CLI refuses more as a usage error.
     limit: Annotated[
@@ -129,7 +135,10 @@ def _print_hits(hits: tuple[RecallHit, ...]) -> None:
 
 @app.command("mark")
 def mark_command(
-    session: Annotated[str, typer.Argument(help="Session id (or a unique prefix).")],
+    session: Annotated[
+        str,
+        typer.Argument(autocompletion=completion.session, help="Session id (or a unique prefix)."),
+    ],
     importance: Annotated[
         float | None, typer.Option("--importance", help="0..1; recall ranks by it.")
     ] = None,
@@ -169,7 +178,8 @@ def _print_state(state: EngagementState) -> None:
 
 @state_app.command("get")
 def state_get(
-    member: Annotated[str, typer.Argument(help="A member name.")], json_: JsonOpt = False
+    member: Annotated[str, typer.Argument(autocompletion=completion.member, help="A member name.")],
+    json_: JsonOpt = False,
 ) -> None:
     """A member's engagement state: domain, project, counterpart, activity."""
     from viva_store.engagement.service import get_state
@@ -183,7 +193,12 @@ def state_get(
 
 @state_app.command("set")
 def state_set(
-    member: Annotated[str, typer.Argument(help="A member name (a member may set its own).")],
+    member: Annotated[
+        str,
+        typer.Argument(
+            autocompletion=completion.member, help="A member name (a member may set its own)."
+        ),
+    ],
     domain: FieldOpt = None,
     project: FieldOpt = None,
     counterpart: FieldOpt = None,
@@ -217,7 +232,7 @@ def state_set(
 
 @state_app.command("history")
 def state_history_command(
-    member: Annotated[str, typer.Argument(help="A member name.")],
+    member: Annotated[str, typer.Argument(autocompletion=completion.member, help="A member name.")],
     limit: Annotated[int | None, typer.Option("--limit", min=1, help="At most N events.")] = None,
     json_: JsonOpt = False,
 ) -> None:
@@ -248,9 +263,15 @@ def state_history_command(
 
 @state_app.command("observe")
 def state_observe(
-    member: Annotated[str, typer.Argument(help="The member whose session starts.")],
+    member: Annotated[
+        str,
+        typer.Argument(autocompletion=completion.member, help="The member whose session starts."),
+    ],
     cwd: Annotated[str | None, typer.Option("--cwd", help="The session's folder.")] = None,
-    harness: Annotated[str | None, typer.Option("--harness", help="The harness.")] = None,
+    harness: Annotated[
+        str | None,
+        typer.Option("--harness", autocompletion=completion.harness, help="The harness."),
+    ] = None,
     task: Annotated[str, typer.Option("--task", help="What the session is for.")] = "",
     json_: JsonOpt = False,
 ) -> None:

@@ -6,6 +6,7 @@ from typing import Annotated, Any
 
 import typer
 
+from viva_tui.commands import completion
 from viva_tui.commands.common import (
     JsonOpt,
     SinceOpt,
@@ -28,10 +29,16 @@ def sessions(
         bool, typer.Option("--unattributed", help="The triage queue (owner's default).")
     ] = False,
     member: Annotated[
-        str | None, typer.Option("--member", help="Sessions filed into this member.")
+        str | None,
+        typer.Option(
+            "--member", autocompletion=completion.member, help="Sessions filed into this member."
+        ),
     ] = None,
     all_: Annotated[bool, typer.Option("--all", help="Every session you may see.")] = False,
-    harness: Annotated[str | None, typer.Option("--harness", help="Only this harness.")] = None,
+    harness: Annotated[
+        str | None,
+        typer.Option("--harness", autocompletion=completion.harness, help="Only this harness."),
+    ] = None,
     project: Annotated[
         str | None, typer.Option("--project", help="Only this project (name or cwd).")
     ] = None,
@@ -97,7 +104,11 @@ def sessions(
 @session_app.command("show")
 def show(
     ref: Annotated[
-        str, typer.Argument(help="Viva id, the harness's session id, or a unique prefix.")
+        str,
+        typer.Argument(
+            autocompletion=completion.session,
+            help="Viva id, the harness's session id, or a unique prefix.",
+        ),
     ],
     json_: JsonOpt = False,
     no_pager: NoPagerOpt = False,

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from viva_tui.commands import completion
 from viva_tui.commands.common import JsonOpt, context, print_json, table, warn
 from viva_tui.commands.output import key, line, when
 
@@ -64,7 +65,9 @@ def import_(
 
 
 @app.command("show")
-def show(name: Annotated[str, typer.Argument(help="Skill name.")]) -> None:
+def show(
+    name: Annotated[str, typer.Argument(autocompletion=completion.skill, help="Skill name.")],
+) -> None:
     """Print a skill's body (under a member's grant the read is recorded)."""
     from viva_store.skills.service import read_skill
 
@@ -87,8 +90,11 @@ class TrackName(StrEnum):
     time = "time"
 
 
-Member = Annotated[str, typer.Argument(help="Member name.")]
-SkillName = Annotated[str, typer.Argument(help="Skill name (see `viva skill library`).")]
+Member = Annotated[str, typer.Argument(autocompletion=completion.member, help="Member name.")]
+SkillName = Annotated[
+    str,
+    typer.Argument(autocompletion=completion.skill, help="Skill name (see `viva skill library`)."),
+]
 
 
 @app.command("list")
@@ -123,7 +129,10 @@ def use(
         OutcomeName, typer.Option("--outcome", help="success | failure | corrected (owner).")
     ],
     session: Annotated[
-        str | None, typer.Option("--session", help="The session the use belongs to.")
+        str | None,
+        typer.Option(
+            "--session", autocompletion=completion.session, help="The session the use belongs to."
+        ),
     ] = None,
     json_: JsonOpt = False,
 ) -> None:
@@ -145,7 +154,10 @@ def use(
 @app.command("history")
 def history(
     member: Member,
-    skill: Annotated[str | None, typer.Option("--skill", help="Only this skill.")] = None,
+    skill: Annotated[
+        str | None,
+        typer.Option("--skill", autocompletion=completion.skill, help="Only this skill."),
+    ] = None,
     limit: Annotated[int, typer.Option("--limit", min=1, help="At most N events.")] = 200,
     json_: JsonOpt = False,
 ) -> None:
@@ -180,7 +192,11 @@ def add(
     name: SkillName,
     from_: Annotated[
         str | None,
-        typer.Option("--from", help="Owner: sync the skill from this member's set."),
+        typer.Option(
+            "--from",
+            autocompletion=completion.member,
+            help="Owner: sync the skill from this member's set.",
+        ),
     ] = None,
     json_: JsonOpt = False,
 ) -> None:
@@ -254,7 +270,10 @@ def _time_curve(c: SkillCurve) -> None:
 
 @app.command("rebuild")
 def rebuild(
-    member: Annotated[str | None, typer.Argument(help="One member (default: all).")] = None,
+    member: Annotated[
+        str | None,
+        typer.Argument(autocompletion=completion.member, help="One member (default: all)."),
+    ] = None,
 ) -> None:
     """Owner: rebuild the cached weights from the event log, then check them."""
     from viva_store.skills.service import check_cache, rebuild_skills

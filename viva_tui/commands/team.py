@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from viva_tui.commands import completion
 from viva_tui.commands.common import JsonOpt, context, print_json, table, usage_error, warn
 from viva_tui.commands.output import key, when
 
@@ -68,7 +69,10 @@ def members_cmd(json_: JsonOpt = False) -> None:
 
 @app.command()
 def grant(
-    member: Annotated[str, typer.Argument(help="Member name, or 'revoke' / 'list'.")],
+    member: Annotated[
+        str,
+        typer.Argument(autocompletion=completion.member, help="Member name, or 'revoke' / 'list'."),
+    ],
     target: Annotated[
         str | None, typer.Argument(help="With 'revoke': the token or grant id.")
     ] = None,

@@ -6,6 +6,7 @@ from typing import Annotated
 
 import typer
 
+from viva_tui.commands import completion
 from viva_tui.commands.common import JsonOpt, SinceOpt, context, print_json, since_option, table
 from viva_tui.commands.output import key, when
 
@@ -14,7 +15,10 @@ app = typer.Typer()
 
 @app.command()
 def timeline(
-    member: Annotated[str, typer.Argument(help="Member name (see `viva members`).")],
+    member: Annotated[
+        str,
+        typer.Argument(autocompletion=completion.member, help="Member name (see `viva members`)."),
+    ],
     since: SinceOpt = None,
     limit: Annotated[
         int | None, typer.Option("--limit", min=1, help="At most N entries (a table: 50).")

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from viva_tui.commands import completion
 from viva_tui.commands.common import JsonOpt, context, print_json, table, usage_error, warn
 from viva_tui.commands.output import key, line
 
@@ -30,10 +31,16 @@ MinConfidence = Annotated[
 def classify(
     ids: Annotated[
         list[str] | None,
-        typer.Argument(help="Session ids (Viva's, the harness's, or unique prefixes)."),
+        typer.Argument(
+            autocompletion=completion.session,
+            help="Session ids (Viva's, the harness's, or unique prefixes).",
+        ),
     ] = None,
     member: Annotated[
-        str | None, typer.Option("--member", help="File into this member's experience.")
+        str | None,
+        typer.Option(
+            "--member", autocompletion=completion.member, help="File into this member's experience."
+        ),
     ] = None,
     nobody: Annotated[
         bool, typer.Option("--nobody", help="Recovered, but belongs to no member.")
@@ -91,7 +98,12 @@ def classify(
 
 @app.command()
 def unclassify(
-    ids: Annotated[list[str], typer.Argument(help="Session ids to put back in the triage queue.")],
+    ids: Annotated[
+        list[str],
+        typer.Argument(
+            autocompletion=completion.session, help="Session ids to put back in the triage queue."
+        ),
+    ],
     json_: JsonOpt = False,
 ) -> None:
     """Owner: put sessions back in the triage queue."""

@@ -1,0 +1,1 @@
+"""Words a shell may complete on the ``viva`` command line."""
