@@ -73,3 +73,28 @@ def test_the_demo_never_reads_the_users_own_harness_folders(demo: Context) -> No
     for harness in harness_names():
         found = roots(harness, config_roots=demo.store.config.section("roots"), env={})
         assert found and all(home in r.path.parents for r in found), harness
+
+
+def test_the_demo_has_knowledge_through_the_gate(demo: Context) -> None:
+    """Members' proposals with their sources; two admitted, one of them used since; a
+    live-status candidate flagged; a self-model hypothesis only recorded."""
+    from viva_store.knowledge.service import brief, list_knowledge
+
+    with frozen(NOW):
+        items = {i.member: i for i in list_knowledge(demo)}
+        assert set(items) == {"samuel", "deven", "alice", "oliver", "victor"}
+        assert all(i.sources for i in items.values())
+        lesson = items["deven"]
+        assert (lesson.kind, lesson.status, lesson.words) == (
+            "project_knowledge",
+            "admitted",
+            "reused 1 time",
+        )
+        assert items["alice"].status == "admitted" and items["alice"].words == "recorded"
+        assert {items["oliver"].status, items["victor"].status} == {"candidate"}
+        assert items["samuel"].kind == "self_model_candidate"
+        assert items["samuel"].status == "candidate"
+        shown = brief(demo, "deven", "add a migration", project=lesson.project)
+        assert [k.id for k in shown.knowledge] == [lesson.id]
+        elsewhere = brief(demo, "deven", "add a migration", project="no-such-project")
+        assert lesson.id not in [k.id for k in elsewhere.knowledge]

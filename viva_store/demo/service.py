@@ -23,6 +23,7 @@ from viva_store.config import Config
 from viva_store.config_template import config_template
 from viva_store.demo.content import HARNESSES, MODELS, PROJECTS
 from viva_store.demo.harness_files import WRITERS, SessionSpec, Turn
+from viva_store.demo.knowledge_week import knowledge_week
 from viva_store.demo.principles_week import principles_week
 from viva_store.demo.reuse import fingerprint, is_demo, mark_built, reusable
 from viva_store.demo.stories import AD_HOC, OUTSIDE_PROMPTS, TASKS, follow_ups, task
@@ -246,6 +247,7 @@ def build_demo(
             with clock.frozen(min(at.replace(hour=9, minute=rng.randint(5, 40)), now)):
                 set_state(ctx, "victor", {"counterpart": "samuel"}, note="weekly review")
                 set_state(ctx, "oliver", {"activity": "operations"}, note="release week")
+    knowledge_week(ctx, history, now)
     report.sessions = len(history)
     report.launched = sum(i.launched for i in history)
     report.filed = sum(i.filed for i in history)
