@@ -263,3 +263,40 @@ def test_without_a_usable_grant_the_server_does_not_start(
     assert revoked.err.startswith(f"viva: VIVA_GRANT {stale.id} was revoked at ")
     assert no_grant.err.count("\n") == revoked.err.count("\n") == 1
     assert no_grant.out == revoked.out == ""
+
+
+def test_recall_takes_the_clis_filters(
+    ctx: Context,
+    recall_history: dict[str, str],
+    cli_env: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """harness, project and since narrow the tool's recall exactly as the CLI's flags do;
+    an unknown harness and an unreadable date are refused in one line."""
+    token = issue_grant(ctx, "deven").token
+    asks: list[tuple[dict[str, Any], list[str]]] = [
+        ({"project": "/work/viva"}, ["--project", "/work/viva"]),
+        ({"since": "2026-05-30T00:00Z"}, ["--since", "2026-05-30T00:00Z"]),
+        ({"harness": "codex"}, ["--harness", "codex"]),
+    ]
+
+    async def talk(session: ClientSession) -> tuple[list[Any], list[str]]:
+        got = [
+            answered(await session.call_tool("recall", {"query": "cache", **a})) for a, _ in asks
+        ]
+        bad = [
+            refused(await session.call_tool("recall", {"query": "cache", "harness": "emacs"})),
+            refused(await session.call_tool("recall", {"query": "cache", "since": "last week"})),
+        ]
+        return got, bad
+
+    got, bad = with_server(token, talk)
+
+    on_cli = [cli_json(monkeypatch, token, "recall", "cache", *flags) for _, flags in asks]
+    assert got == on_cli
+    assert {h["session_id"] for h in got[0]} <= {
+        recall_history["d-planted"],
+        recall_history["d-recent"],
+    }
+    assert got[0] and got[1] and got[2] == []
+    assert "emacs" in bad[0] and "last week" in bad[1]

@@ -64,13 +64,25 @@ class RecallArgs(Arguments):
         Literal["prefer", "restrict", "off"] | None,
         Field(description="How your engagement state's project narrows (default: prefer)."),
     ] = None
+    harness: Annotated[str | None, Field(description="Only sessions of this harness.")] = None
+    project: Annotated[str | None, Field(description="Only this project (name or cwd).")] = None
+    since: Annotated[
+        str | None,
+        Field(description="On or after: 7d, 8h, today, yesterday, YYYY-MM-DD or ISO-8601."),
+    ] = None
 
 
 def recall(caller: Caller, args: RecallArgs) -> Noted:
+    from viva_store.importing.service import check_harness
+    from viva_store.recall.service import RecallFilter
     from viva_store.recall.service import recall as search
 
+    if args.harness is not None:
+        check_harness(args.harness)
+    after = parse_since(args.since) if args.since is not None else None
+    flt = RecallFilter(harness=args.harness, project=args.project, since=after)
     order = "newest" if args.newest else "rank"
-    found = search(caller.ctx, args.query, limit=args.limit, order=order, state=args.state)
+    found = search(caller.ctx, args.query, limit=args.limit, order=order, state=args.state, flt=flt)
     return Noted([*found.hits, *found.items], found.notes)
 
 
