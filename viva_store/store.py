@@ -27,6 +27,7 @@ from viva_store.db.schema import (
     APPEND_ONLY,
     CLASSIFICATION,
     ENGAGEMENT_EVENT,
+    KNOWLEDGE_EVENT,
     MEMBER,
     MESSAGE,
     PRINCIPLE_EVENT,
@@ -121,6 +122,7 @@ class Store:
             select(func.max(PRINCIPLE_EVENT.c.id)).scalar_subquery(),
             select(func.max(ENGAGEMENT_EVENT.c.id)).scalar_subquery(),
             select(func.count()).select_from(MEMBER).scalar_subquery(),
+            select(func.max(KNOWLEDGE_EVENT.c.id)).scalar_subquery(),
         ]
         row = self.read(lambda conn: conn.execute(select(*marks)).one())
         return ChangeStamp(dict(zip(CHANGE_AREAS, (int(v or 0) for v in row), strict=True)))
@@ -133,7 +135,15 @@ class Store:
         self.engine.dispose()
 
 
-CHANGE_AREAS = ("sessions", "triage", "skills", "principles", "engagement", "members")
+CHANGE_AREAS = (
+    "sessions",
+    "triage",
+    "skills",
+    "principles",
+    "engagement",
+    "members",
+    "knowledge",
+)
 """The parts of the store a :class:`ChangeStamp` tells apart."""
 
 

@@ -51,6 +51,31 @@ def test_a_classification_elsewhere_appears_within_two_seconds(
     assert int(after) == int(before) - 1
 
 
+def test_a_knowledge_proposal_elsewhere_appears_in_the_sidebar_within_two_seconds(
+    app: VivaApp, demo_home: Path
+) -> None:
+    from viva_store.knowledge.service import list_knowledge, propose
+    from viva_store.sessions.service import SessionFilter, list_sessions
+
+    other = open_context(demo_home)
+    waiting = sum(i.status == "candidate" for i in list_knowledge(other))
+    sources = [s.id for s in list_sessions(other, SessionFilter(member="alice", limit=2))]
+
+    async def script(pilot: Pilot[None]) -> str:
+        await settle(pilot)
+        sidebar = pilot.app.screen.query_one(Sidebar)
+        await until(pilot, lambda: sidebar.badges.get("knowledge") == str(waiting), 2.0)
+        propose(other, "alice", "team_knowledge", "Pin the base image", "recurred", sources)
+        await until(pilot, lambda: sidebar.badges.get("knowledge") != str(waiting), 2.0)
+        return sidebar.badges["knowledge"]
+
+    try:
+        after = drive(app, script)
+    finally:
+        other.store.close()
+    assert waiting >= 1 and after == str(waiting + 1)
+
+
 def test_acting_on_a_session_filed_meanwhile_is_refused(app: VivaApp, demo_home: Path) -> None:
     other = open_context(demo_home)
 

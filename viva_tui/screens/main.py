@@ -210,6 +210,7 @@ class MainScreen(
                 self.read_launch_commands(tuple(r.member for r in rows))
                 self.set_timer(0.2, self._build_next)
                 self.load_principles()  # the sidebar shows how many candidates wait
+                self.load_knowledge()  # and how many wait at the knowledge gate
             return
         self.member_keys = self.choose_member_keys()
         self.roster_loaded = True
@@ -342,3 +343,5 @@ class MainScreen(
             skills.request_data()
         if "principles" in areas:
             self.load_principles()
+        if "knowledge" in areas:
+            self.load_knowledge()
