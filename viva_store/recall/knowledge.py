@@ -43,7 +43,7 @@ from viva_store.recall import changes
 from viva_store.recall.query import ParsedQuery, normalize
 from viva_store.recall.ranking import RecallParams, combine, recency
 from viva_store.recall.records import RecallItem
-from viva_store.recall.snippet import make_snippet
+from viva_store.recall.snippet import Snippet, make_snippet
 from viva_store.store import Context
 
 _TOKEN = re.compile(r"(?:[^\W_]|[\ue000-\uf8ff])+")
@@ -67,6 +67,32 @@ def _matches(coverage: float, any_token: bool) -> bool:
 
 def _age(now: datetime, at: datetime | None) -> float | None:
     return (now - as_utc(at)).total_seconds() / 86400 if at is not None else None
+
+
+def _ranked(
+    kind: str,
+    item_id: str,
+    member: str,
+    marked: str,
+    at: datetime | None,
+    snippet: Snippet,
+    factors: tuple[float, float, float],
+    params: RecallParams,
+) -> RecallItem:
+    """A skill, principle or knowledge hit, scored by the same three factors as a
+    session's (relevance, recency, importance)."""
+    rel, rec, imp = factors
+    return RecallItem(
+        kind=kind,
+        id=item_id,
+        member=member,
+        marked=marked,
+        at=at,
+        score=round(combine(rel, rec, imp, params), 6),
+        snippet=snippet.text,
+        highlights=snippet.highlights,
+        factors={"relevance": rel, "recency": round(rec, 6), "importance": imp},
+    )
 
 
 def _skill_rows(ctx: Context, conn: Connection, target: str | None) -> list[Any]:
@@ -115,16 +141,15 @@ def skills(
         imp = min(1.0, max(0.0, float(row.w_ref or 0.0)))
         snippet = make_snippet(f"{row.name}: {row.description}", parsed.terms)
         out.append(
-            RecallItem(
-                kind="skill",
-                id=row.name,
-                member=row.member,
-                marked=row.status,
-                at=as_utc(at) if at is not None else None,
-                score=round(combine(rel, rec, imp, params), 6),
-                snippet=snippet.text,
-                highlights=snippet.highlights,
-                factors={"relevance": rel, "recency": round(rec, 6), "importance": imp},
+            _ranked(
+                "skill",
+                row.name,
+                row.member,
+                row.status,
+                as_utc(at) if at is not None else None,
+                snippet,
+                (rel, rec, imp),
+                params,
             )
         )
     return out
@@ -166,16 +191,15 @@ def principles(
         imp = 1.0 if active else 0.5
         snippet = make_snippet(wording, parsed.terms)
         out.append(
-            RecallItem(
-                kind="principle",
-                id=cand.id,
-                member=cand.member,
-                marked=marked,
-                at=cand.proposed_at,
-                score=round(combine(rel, rec, imp, params), 6),
-                snippet=snippet.text,
-                highlights=snippet.highlights,
-                factors={"relevance": rel, "recency": round(rec, 6), "importance": imp},
+            _ranked(
+                "principle",
+                cand.id,
+                cand.member,
+                marked,
+                cand.proposed_at,
+                snippet,
+                (rel, rec, imp),
+                params,
             )
         )
     return out
@@ -207,16 +231,15 @@ def knowledge_items(
         snippet = make_snippet(f"{item.summary}: {item.body}" if item.body else item.summary,
                                parsed.terms)  # fmt: skip
         out.append(
-            RecallItem(
-                kind="knowledge",
-                id=item.id,
-                member=item.member,
-                marked=words(item),
-                at=last,
-                score=round(combine(rel, rec, imp, params), 6),
-                snippet=snippet.text,
-                highlights=snippet.highlights,
-                factors={"relevance": rel, "recency": round(rec, 6), "importance": imp},
+            _ranked(
+                "knowledge",
+                item.id,
+                item.member,
+                words(item),
+                last,
+                snippet,
+                (rel, rec, imp),
+                params,
             )
         )
     return out
