@@ -87,3 +87,30 @@ def test_declining_the_confirmation_stores_nothing(app: VivaApp, demo_ctx: Conte
 
     drive(app, script)
     assert knowledge.get_item(demo_ctx, ids["plain"]).status == "candidate"
+
+
+def test_evidence_opens_the_one_cited_session_or_asks_which(
+    app: VivaApp, demo_ctx: Context
+) -> None:
+    from viva_tui.dialogs.choice import ChoiceModal
+    from viva_tui.dialogs.transcript import TranscriptDialog
+
+    ids = seed(demo_ctx)
+    (cited,) = knowledge.get_item(demo_ctx, ids["flagged"]).sources
+
+    async def script(pilot: Pilot[None]) -> None:
+        pane = await open_knowledge(pilot)
+        highlight(pane, f"c:{ids['plain']}")  # cites two sessions
+        await pilot.press("o")
+        await settle(pilot)
+        assert isinstance(pilot.app.screen, ChoiceModal)
+        await pilot.press("escape")
+        await settle(pilot)
+        highlight(pane, f"c:{ids['flagged']}")  # cites one
+        await pilot.press("o")
+        await settle(pilot)
+        dialog = pilot.app.screen
+        assert isinstance(dialog, TranscriptDialog)
+        assert dialog.transcript.session.id == cited.split(":")[0]
+
+    drive(app, script)

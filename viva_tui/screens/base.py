@@ -7,7 +7,7 @@ group, ``<pane>:<what>`` (``triage:page``), says in an error's title what failed
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import partial, wraps
 from typing import TYPE_CHECKING, Concatenate, ParamSpec, TypeVar
 
@@ -110,6 +110,22 @@ class ServiceScreen(Screen[None]):
         message ``at_seq`` if given)."""
         transcript = self.backend.transcript(session_id, TRANSCRIPT_MESSAGES, links=True)
         self.answer(TranscriptLoaded(transcript, at_seq))
+
+    def open_cited(self, refs: Sequence[str]) -> None:
+        """Open the one session a decision cites, or ask which of several."""
+        choices = list(dict.fromkeys(refs))
+        if len(choices) == 1:
+            self.open_transcript(choices[0])
+            return
+        from viva_tui.dialogs.choice import ChoiceModal
+
+        def chosen(ref: str | None) -> None:
+            if ref:
+                self.open_transcript(ref)
+
+        self.app.push_screen(
+            ChoiceModal("Open which cited session?", [(r, r) for r in choices]), chosen
+        )
 
     def on_transcript_loaded(self, message: TranscriptLoaded) -> None:
         from viva_tui.dialogs.transcript import TranscriptDialog

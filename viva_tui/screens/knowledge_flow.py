@@ -86,15 +86,4 @@ class KnowledgeFlow(ServiceScreen):
     def on_knowledge_pane_evidence_requested(
         self, message: KnowledgePane.EvidenceRequested
     ) -> None:
-        if len(message.refs) == 1:
-            self.open_transcript(message.refs[0])
-            return
-
-        def chosen(ref: str | None) -> None:
-            if ref:
-                self.open_transcript(ref)
-
-        from viva_tui.dialogs.choice import ChoiceModal
-
-        choices = [(ref, ref) for ref in dict.fromkeys(message.refs)]
-        self.app.push_screen(ChoiceModal("Open which cited session?", choices), chosen)
+        self.open_cited(message.refs)
