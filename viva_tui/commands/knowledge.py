@@ -6,6 +6,7 @@ Words follow the evidence: an item nobody has used is "recorded", one with uses 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -15,6 +16,7 @@ from viva_tui.commands.output import Col, key, line, when
 
 if TYPE_CHECKING:
     from viva_store.knowledge.service import BriefRecord, KnowledgeRecord
+    from viva_store.store import Context
 
 app = typer.Typer(help="Knowledge: propose, the owner's gate, uses, review.", no_args_is_help=True)
 top = typer.Typer()
@@ -31,6 +33,23 @@ ProjectOpt = Annotated[
 def _choice(value: str | None, allowed: tuple[str, ...], flag: str) -> None:
     if value is not None and value not in allowed:
         usage_error(f"{flag}: choose one of {', '.join(allowed)} (not {value!r})")
+
+
+def _answer(
+    ctx: Context,
+    item_id: str,
+    json_: bool,
+    said: Callable[[KnowledgeRecord], str],
+    project: str | None = None,
+) -> None:
+    """After a decision or a use: the item as it now stands (JSON), or one line."""
+    from viva_store.knowledge.service import get_item
+
+    record = get_item(ctx, item_id, project)
+    if json_:
+        print_json(record)
+    else:
+        typer.echo(said(record))
 
 
 def _body(body: str | None) -> str:
@@ -100,15 +119,11 @@ def admit_(
     json_: JsonOpt = False,
 ) -> None:
     """Admit a candidate (the owner; a member its own personal memory)."""
-    from viva_store.knowledge.service import admit, get_item
+    from viva_store.knowledge.service import admit
 
     ctx = context()
     admit(ctx, item, note)
-    record = get_item(ctx, item)
-    if json_:
-        print_json(record)
-        return
-    typer.echo(f"admitted {record.id} ({record.kind}): {record.words}")
+    _answer(ctx, item, json_, lambda r: f"admitted {r.id} ({r.kind}): {r.words}")
 
 
 @app.command("decline")
@@ -118,14 +133,11 @@ def decline_(
     json_: JsonOpt = False,
 ) -> None:
     """Turn a candidate away at the gate."""
-    from viva_store.knowledge.service import decline, get_item
+    from viva_store.knowledge.service import decline
 
     ctx = context()
     decline(ctx, item, reason)
-    if json_:
-        print_json(get_item(ctx, item))
-        return
-    typer.echo(f"declined {item}")
+    _answer(ctx, item, json_, lambda r: f"declined {r.id}")
 
 
 @app.command("use")
@@ -136,16 +148,12 @@ def use_(
     json_: JsonOpt = False,
 ) -> None:
     """Record a real use of an item in a session."""
-    from viva_store.knowledge.service import get_item, use
+    from viva_store.knowledge.service import use
 
     ctx = context()
     added = use(ctx, item, session)
-    record = get_item(ctx, item, project)
-    if json_:
-        print_json(record)
-        return
     already = "" if added else " (already recorded for that session)"
-    typer.echo(f"{record.id}: {record.words}{already}")
+    _answer(ctx, item, json_, lambda r: f"{r.id}: {r.words}{already}", project)
 
 
 @app.command("retract")
@@ -155,14 +163,16 @@ def retract_(
     json_: JsonOpt = False,
 ) -> None:
     """Retract an item; its history stays."""
-    from viva_store.knowledge.service import get_item, retract
+    from viva_store.knowledge.service import retract
 
     ctx = context()
     retract(ctx, item, reason)
-    if json_:
-        print_json(get_item(ctx, item))
-        return
-    typer.echo(f"retracted {item} (its history is kept: viva knowledge show {item})")
+    _answer(
+        ctx,
+        item,
+        json_,
+        lambda r: f"retracted {r.id} (its history is kept: viva knowledge show {r.id})",
+    )
 
 
 @app.command("supersede")
@@ -173,14 +183,11 @@ def supersede_(
     json_: JsonOpt = False,
 ) -> None:
     """Mark an item replaced by another."""
-    from viva_store.knowledge.service import get_item, supersede
+    from viva_store.knowledge.service import supersede
 
     ctx = context()
     supersede(ctx, item, by, reason)
-    if json_:
-        print_json(get_item(ctx, item))
-        return
-    typer.echo(f"{item} is superseded by {by}")
+    _answer(ctx, item, json_, lambda r: f"{r.id} is superseded by {by}")
 
 
 def _rows(records: list[KnowledgeRecord]) -> list[tuple[str, ...]]:
