@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from viva_store.importing import batch, pipeline
-from viva_store.importing.harness.claude_code import reader
+from viva_store.importing.harness import reader
 
 
 def _die() -> None:

@@ -21,13 +21,47 @@ from collections.abc import Generator, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Protocol
 
-from viva_store.importing.harness.model import JsonObj, ParsedChunk, Problem, Record, SourceFile
+from viva_store.importing.harness.model import (
+    JsonObj,
+    Message,
+    ParsedChunk,
+    Problem,
+    Record,
+    SourceFile,
+)
 
 LINE_KINDS = frozenset({"jsonl", "jsonl.zst"})
 """Source kinds read line by line, resumable from a byte offset."""
 
 LineParse = Generator[ParsedChunk, None, JsonObj]
 """Chunks of a JSON-lines source; the generator returns the reader's state to save."""
+
+CHUNK_MESSAGES = 500
+"""Messages per chunk of a JSON-lines source: what one chunk holds in memory at most."""
+
+
+class RecordParser(Protocol):
+    """A JSON-lines reader's parser: fed records one by one, flushed into chunks."""
+
+    messages: list[Message]
+
+    def feed(self, record: Record) -> None: ...
+
+    def flush(self) -> ParsedChunk: ...
+
+
+def full_chunks(
+    parser: RecordParser, records: Iterable[Record]
+) -> Generator[ParsedChunk, None, bool]:
+    """Feed ``records`` to ``parser``, yielding a chunk whenever :data:`CHUNK_MESSAGES`
+    messages wait; returns whether any record was read (the caller flushes the rest)."""
+    fed = False
+    for record in records:
+        fed = True
+        parser.feed(record)
+        if len(parser.messages) >= CHUNK_MESSAGES:
+            yield parser.flush()
+    return fed
 
 
 class HarnessReader(Protocol):

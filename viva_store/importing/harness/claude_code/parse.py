@@ -50,7 +50,6 @@ from viva_store.importing.harness.model import (
     SourceFile,
 )
 
-CHUNK_MESSAGES = 500
 _TOOLS_CAP = 512
 # A slash command the human typed titles a session only until a real prompt does.
 _TITLE_RANK_COMMAND = TITLE_RANK_FIRST_PROMPT - 5

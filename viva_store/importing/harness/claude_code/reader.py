@@ -38,11 +38,11 @@ from collections.abc import Iterable, Iterator, Mapping
 from operator import attrgetter
 from pathlib import Path
 
-from viva_store.importing.harness.claude_code.parse import CHUNK_MESSAGES, ClaudeParser
+from viva_store.importing.harness.claude_code.parse import ClaudeParser
 from viva_store.importing.harness.claude_code.state import ClaudeState
 from viva_store.importing.harness.common import note_unlistable
 from viva_store.importing.harness.model import JsonObj, Problem, Record, SourceFile
-from viva_store.importing.harness.reader import LineParse, LinesOnly
+from viva_store.importing.harness.reader import LineParse, LinesOnly, full_chunks
 
 _BY_NAME = attrgetter("name")
 _SKIP_DIRS = frozenset(
@@ -65,11 +65,7 @@ class ClaudeCodeReader(LinesOnly):
                 base = home / part[2:] if part == "~" or part.startswith("~/") else Path(part)
                 roots.append(base / "projects")
         roots += [home / ".claude" / "projects", home / ".config" / "claude" / "projects"]
-        unique: list[Path] = []
-        for root in roots:
-            if root not in unique:
-                unique.append(root)
-        return unique
+        return list(dict.fromkeys(roots))  # each once, in order
 
     def discover(self, root: Path, problems: list[Problem] | None = None) -> Iterator[SourceFile]:
         """Every ``*.jsonl`` transcript under ``root``, files before sub-folders, by name.
@@ -111,18 +107,12 @@ class ClaudeCodeReader(LinesOnly):
     ) -> LineParse:
         """Normalize one transcript's records from where the last import stopped.
 
-        Yields a chunk every :data:`CHUNK_MESSAGES` messages and a last one for
-        the rest (one chunk at least whenever a record was read).
+        Yields full chunks (:func:`~viva_store.importing.harness.reader.full_chunks`) and a
+        last one for the rest (one chunk at least whenever a record was read).
         """
         state = ClaudeState.from_json(saved)
         parser = ClaudeParser(source, state)
-        fed = False
-        for record in records:
-            fed = True
-            parser.feed(record)
-            if len(parser.messages) >= CHUNK_MESSAGES:
-                yield parser.flush()
-        if fed:
+        if (yield from full_chunks(parser, records)):
             yield parser.flush()
         return state.to_json()
 

@@ -41,7 +41,6 @@ from viva_store.importing.harness.model import (
     Usage,
 )
 
-CHUNK_MESSAGES = 500
 _CALLS_CAP = 512
 _MIRRORS_CAP = 16
 _OPAQUE = frozenset({"encrypted_content"})

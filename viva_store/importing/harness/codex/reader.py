@@ -51,11 +51,11 @@ import os
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
-from viva_store.importing.harness.codex.parse import CHUNK_MESSAGES, CodexParser
+from viva_store.importing.harness.codex.parse import CodexParser
 from viva_store.importing.harness.codex.state import CodexState
 from viva_store.importing.harness.common import note_unlistable
 from viva_store.importing.harness.model import JsonObj, Problem, Record, SourceFile
-from viva_store.importing.harness.reader import LineParse, LinesOnly
+from viva_store.importing.harness.reader import LineParse, LinesOnly, full_chunks
 
 _NOT_ROLLOUTS = frozenset({"history.jsonl", "session_index.jsonl"})
 
@@ -105,18 +105,12 @@ class CodexReader(LinesOnly):
     ) -> LineParse:
         """Normalize one rollout's records from where the last import stopped.
 
-        Yields a chunk every :data:`CHUNK_MESSAGES` messages and a last one for
-        the rest (one chunk at least whenever a record was read).
+        Yields full chunks (:func:`~viva_store.importing.harness.reader.full_chunks`) and a
+        last one for the rest (one chunk at least whenever a record was read).
         """
         state = CodexState.from_json(saved)
         parser = CodexParser(source, state)
-        fed = False
-        for record in records:
-            fed = True
-            parser.feed(record)
-            if len(parser.messages) >= CHUNK_MESSAGES:
-                yield parser.flush()
-        if fed:
+        if (yield from full_chunks(parser, records)):
             yield parser.flush()
         return state.to_json()
 

@@ -66,11 +66,7 @@ class GeminiReader:
         if env.get("GEMINI_CLI_HOME"):
             roots.append(Path(env["GEMINI_CLI_HOME"]).expanduser() / ".gemini" / "tmp")
         roots.append(home / ".gemini" / "tmp")
-        unique: list[Path] = []
-        for root in roots:
-            if root not in unique:
-                unique.append(root)
-        return unique
+        return list(dict.fromkeys(roots))  # each once, in order
 
     def discover(self, root: Path, problems: list[Problem] | None = None) -> Iterator[SourceFile]:
         """Chat files under ``root`` (``<project-id>/chats/``), sorted by path.

@@ -51,11 +51,7 @@ class HermesReader(WholeOnly):
         roots.append(home / ".hermes")
         if env.get("LOCALAPPDATA"):
             roots.append(Path(env["LOCALAPPDATA"]) / "hermes")
-        unique: list[Path] = []
-        for root in roots:
-            if root not in unique:
-                unique.append(root)
-        return unique
+        return list(dict.fromkeys(roots))  # each once, in order
 
     def discover(self, root: Path, problems: list[Problem] | None = None) -> Iterator[SourceFile]:
         """Every ``state.db`` (root and profiles) first, then the legacy session files."""

@@ -58,11 +58,7 @@ class OpenCodeReader(WholeOnly):
         if env.get("XDG_DATA_HOME"):
             roots.append(Path(env["XDG_DATA_HOME"]).expanduser() / "opencode")
         roots.append(home / ".local" / "share" / "opencode")
-        unique: list[Path] = []
-        for root in roots:
-            if root not in unique:
-                unique.append(root)
-        return unique
+        return list(dict.fromkeys(roots))  # each once, in order
 
     def discover(self, root: Path, problems: list[Problem] | None = None) -> Iterator[SourceFile]:
         """Databases first (they win), then one source per legacy session file; stable order.

@@ -36,9 +36,8 @@ from viva_store.importing.harness.common import loads_or_none, note_unlistable
 from viva_store.importing.harness.model import JsonObj, Problem, Record, SourceFile
 from viva_store.importing.harness.pi.parse import PiParser
 from viva_store.importing.harness.pi.state import PiState
-from viva_store.importing.harness.reader import LineParse, LinesOnly
+from viva_store.importing.harness.reader import LineParse, LinesOnly, full_chunks
 
-CHUNK_MESSAGES = 500
 _HEADER_PROBE_BYTES = 65536
 
 
@@ -56,11 +55,7 @@ class PiReader(LinesOnly):
         if env.get("PI_CODING_AGENT_DIR"):
             roots.append(Path(env["PI_CODING_AGENT_DIR"]).expanduser() / "sessions")
         roots.append(home / ".pi" / "agent" / "sessions")
-        unique: list[Path] = []
-        for root in roots:
-            if root not in unique:
-                unique.append(root)
-        return unique
+        return list(dict.fromkeys(roots))  # each once, in order
 
     def discover(self, root: Path, problems: list[Problem] | None = None) -> Iterator[SourceFile]:
         """Primary session files under ``root``, sorted by path.
@@ -98,15 +93,13 @@ class PiReader(LinesOnly):
     ) -> LineParse:
         """Normalize pi entries from where the last import stopped.
 
-        Yields one chunk per :data:`CHUNK_MESSAGES` messages (at least one chunk
-        once the header has been seen, so a session with no entries still exists).
+        Yields full chunks (:func:`~viva_store.importing.harness.reader.full_chunks`) and
+        the rest (at least one chunk once the header has been seen, so a session with no
+        entries still exists).
         """
         state = PiState.from_json(saved)
         parser = PiParser(source, state)
-        for record in records:
-            parser.feed(record)
-            if len(parser.messages) >= CHUNK_MESSAGES:
-                yield parser.flush()
+        yield from full_chunks(parser, records)
         if parser.messages or parser.usage or parser.meta_dirty:
             yield parser.flush()
         return state.to_json()
