@@ -102,18 +102,8 @@ A candidate reaches a task only once admitted; nothing is admitted by itself.
         )
         due = f"   {plural(len(data.review), 'item')} to review" if data.review else ""
         self.query_one("#knowledge-banner", Static).update(banner + Content.styled(due, "$warning"))
-        listing = self.query_one(RowList)
-        keep = listing.highlighted_option.id if listing.highlighted_option else None
-        listing.clear_options()
         self._items = {}
-        options = self._options(data)
-        listing.add_options(options)
-        ids = [o.id for o in options if o.id and not o.disabled]
-        if keep in ids:
-            listing.highlighted = listing.get_option_index(keep)
-        elif ids:
-            listing.highlighted = listing.get_option_index(ids[0])
-        else:
+        if not self.query_one(RowList).refill(self._options(data)):
             self.query_one("#knowledge-text", Static).update(
                 Content.styled("Nothing recorded yet.", "$text-muted")
             )

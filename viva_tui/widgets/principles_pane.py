@@ -118,18 +118,9 @@ can be rolled back (nothing is deleted).
     def _fill(self) -> None:
         if self.data is None:
             return
-        listing = self.query_one(RowList)
-        keep = listing.highlighted_option.id if listing.highlighted_option else None
-        listing.clear_options()
         self._items = {}
         options = self._history_options() if self.history_mode else self._queue_options()
-        listing.add_options(options)
-        ids = [o.id for o in options if o.id and not o.disabled]
-        if keep in ids:
-            listing.highlighted = listing.get_option_index(keep)
-        elif ids:
-            listing.highlighted = listing.get_option_index(ids[0])
-        else:
+        if not self.query_one(RowList).refill(options):
             empty = (
                 "No decisions yet."
                 if self.history_mode

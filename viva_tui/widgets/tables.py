@@ -9,6 +9,7 @@ from textual.binding import Binding, BindingType
 from textual.coordinate import Coordinate
 from textual.widgets import DataTable, OptionList
 from textual.widgets.data_table import CellDoesNotExist
+from textual.widgets.option_list import Option
 
 
 class RowTable(DataTable[object], inherit_bindings=False):
@@ -54,3 +55,14 @@ class RowList(OptionList, inherit_bindings=False):
         Binding("j", "cursor_down", "Down", show=False),
         Binding("k", "cursor_up", "Up", show=False),
     ]
+
+    def refill(self, options: Sequence[Option]) -> bool:
+        """Show ``options`` instead, keeping the highlighted row when it is still there
+        (else the first that can be chosen); False when none can be."""
+        keep = self.highlighted_option.id if self.highlighted_option else None
+        self.clear_options()
+        self.add_options(options)
+        ids = [o.id for o in options if o.id and not o.disabled]
+        if ids:
+            self.highlighted = self.get_option_index(keep if keep in ids else ids[0])
+        return bool(ids)
