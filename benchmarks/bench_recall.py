@@ -2,7 +2,9 @@
 
 Builds a store of N synthetic messages (~300 bytes of Zipf-distributed words
 each, in sessions of 50, imported in shuffled session order, five members and
-unattributed sessions), then measures, printing every figure next to its
+unattributed sessions; ``--tool-share`` of them, half by default, are instead a
+tool call — an Edit whose whole input is JSON — or a tool's output three times as
+long), then measures, printing every figure next to its
 floor from the same run (medians of ``--repeat`` runs):
 
 * index build — Viva's full build (``recall_index.rebuild``: every message
@@ -18,7 +20,7 @@ floor from the same run (medians of ``--repeat`` runs):
 * newest-first p95 ≤ 10 ms; member-scoped (deven's grant) p95 ≤ 50 ms.
 
     python benchmarks/bench_recall.py [--messages 200000] [--queries 200] [--repeat 3]
-                                      [--engine sqlite|postgresql|both] [--pg-url URL]
+                                      [--tool-share 0.5] [--engine sqlite|postgresql|both] [--pg-url URL]
 
 PostgreSQL uses ``--pg-url`` or ``VIVA_TEST_DB_URL`` (``scripts/pg-server.sh start``).
 """
@@ -27,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import json
 import math
 import os
 import random
@@ -58,6 +61,10 @@ from viva_store.store import Context, Store
 from viva_store.triage import attribution
 
 NOW = datetime(2026, 6, 1, tzinfo=UTC)
+DOCUMENT = f"({fts.document()})" if hasattr(fts, "document") else "text"
+"""What the message index holds (a Viva before tool fields were searched: the text)."""
+NONEMPTY = f"({fts.has_document()})" if hasattr(fts, "has_document") else "text != ''"
+EMPTY_TOOL = dict.fromkeys(("tool", "tool_input", "tool_args", "tool_result"))
 PER_SESSION = 50
 MEMBERS = ("samuel", "deven", "alice", "oliver", "victor")
 LIMIT = 10
@@ -169,7 +176,7 @@ class Corpus:
 
 
 def _session_rows(
-    corpus: Corpus, n_sessions: int
+    corpus: Corpus, n_sessions: int, tool_share: float
 ) -> Iterator[tuple[dict[str, Any], list[dict[str, Any]]]]:
     order = list(range(n_sessions))
     corpus.rnd.shuffle(order)  # a bulk import of history does not arrive in time order
@@ -197,25 +204,54 @@ def _session_rows(
         messages = []
         for q in range(PER_SESSION):
             error = corpus.rnd.random() < 0.02
-            messages.append(
-                {
-                    "session_id": sid,
-                    "seq": q,
-                    "key": f"k{q}",
-                    "role": "tool" if error else ("user", "assistant")[q % 2],
-                    "at": start + timedelta(seconds=40 * q),
-                    "text": corpus.message(),
-                    "sidechain": False,
-                    "synthetic": False,
-                    "kind": "tool_error" if error else "text",
-                    "ruleset": "bench",
-                }
-            )
+            message = {
+                "session_id": sid,
+                "seq": q,
+                "key": f"k{q}",
+                "role": "tool" if error else ("user", "assistant")[q % 2],
+                "at": start + timedelta(seconds=40 * q),
+                "text": corpus.message(),
+                "sidechain": False,
+                "synthetic": False,
+                "kind": "tool_error" if error else "text",
+                "ruleset": "bench",
+            }
+            if not error:
+                message.update(_tool_part(corpus, q, tool_share))
+            messages.append(message)
         yield session, messages
 
 
-def populate(ctx: Context, n_messages: int, seed: int) -> None:
-    """Sessions, messages and their attribution (classification events, then derived)."""
+def _tool_part(corpus: Corpus, q: int, share: float) -> dict[str, Any]:
+    """A tool call (half of ``share``: an Edit, its whole input as JSON with line breaks) or a
+    tool's output (the other half: three messages' words on three lines), else nothing."""
+    roll = corpus.rnd.random()
+    if roll < share / 2:
+        lines = "\n".join(corpus.message() for _ in range(2))
+        args = {"file_path": f"src/mod{q}.py", "old_string": corpus.message(), "new_string": lines}
+        return {
+            "text": "",
+            "role": "assistant",
+            "kind": "tool_use",
+            "tool": "Edit",
+            "tool_input": f"src/mod{q}.py",
+            "tool_args": json.dumps(args, ensure_ascii=False),
+        }
+    if roll < share:
+        output = "\n".join(corpus.message() for _ in range(3))
+        return {
+            "text": "",
+            "role": "tool",
+            "kind": "tool_result",
+            "tool": "Bash",
+            "tool_result": output,
+        }
+    return {}
+
+
+def populate(ctx: Context, n_messages: int, seed: int, tool_share: float = 0.0) -> None:
+    """Sessions, messages and their attribution (classification events, then derived);
+    ``tool_share`` of the messages are tool calls or tool outputs."""
 
     corpus = Corpus(seed)
     m_table = MESSAGE
@@ -231,9 +267,9 @@ def populate(ctx: Context, n_messages: int, seed: int) -> None:
     postgres = ctx.store.engine.dialect.name == "postgresql"
     if postgres:  # loading is not what is measured: build the GIN index once at the end
         ctx.store.write(lambda c: c.exec_driver_sql("DROP INDEX ix_message_text_fts"))
-    for n, (session, messages) in enumerate(_session_rows(corpus, n_sessions)):
+    for n, (session, messages) in enumerate(_session_rows(corpus, n_sessions, tool_share)):
         batch_s.append(session)
-        batch_m.extend(messages)
+        batch_m.extend({**EMPTY_TOOL, **m} for m in messages)
         owner = int(session["native_id"].split("-")[1])
         if owner % 10:
             events.append(
@@ -255,7 +291,7 @@ def populate(ctx: Context, n_messages: int, seed: int) -> None:
         ctx.store.write(
             lambda c: c.exec_driver_sql(
                 "CREATE INDEX ix_message_text_fts ON message "
-                f"USING gin (to_tsvector({fts.PG_CONFIG}, text))"
+                f"USING gin (to_tsvector({fts.PG_CONFIG}, {DOCUMENT}))"
             )
         )
     ctx.store.write(lambda c: c.exec_driver_sql("ANALYZE"))
@@ -277,10 +313,11 @@ def p95(values: list[float]) -> float:
 
 
 def text_bytes(ctx: Context) -> int:
+    """Bytes of what the message index holds (the text, or the document with tool fields)."""
     sql = (
-        "SELECT sum(length(CAST(text AS BLOB))) FROM message WHERE text != ''"
+        f"SELECT sum(length(CAST({DOCUMENT} AS BLOB))) FROM message WHERE {NONEMPTY}"
         if ctx.store.engine.dialect.name == "sqlite"
-        else "SELECT sum(octet_length(text)) FROM message WHERE text != ''"
+        else f"SELECT sum(octet_length({DOCUMENT})) FROM message WHERE {NONEMPTY}"
     )
     return int(ctx.store.read(lambda c: c.exec_driver_sql(sql).scalar()) or 0)
 
@@ -318,7 +355,8 @@ def bare_build(ctx: Context, buffer: int | None = None) -> float:
                     f"INSERT INTO bench_bare(bench_bare, rank) VALUES ('hashsize', {buffer})"
                 )
             conn.exec_driver_sql(
-                "INSERT INTO bench_bare(rowid, text) SELECT id, text FROM message WHERE text != ''"
+                f"INSERT INTO bench_bare(rowid, text) SELECT id, {DOCUMENT} FROM message "
+                f"WHERE {NONEMPTY}"
             )
             conn.exec_driver_sql(
                 "INSERT INTO bench_bare_t(title) SELECT title FROM session WHERE title != ''"
@@ -329,7 +367,7 @@ def bare_build(ctx: Context, buffer: int | None = None) -> float:
             ctx.store.write(lambda c, n=name: c.exec_driver_sql(f"DROP TABLE {n}"))
         return seconds
     ctx.store.write(lambda c: c.exec_driver_sql("DROP INDEX IF EXISTS bench_bare"))
-    sql = "CREATE INDEX bench_bare ON message USING gin (to_tsvector('simple'::regconfig, text))"
+    sql = f"CREATE INDEX bench_bare ON message USING gin (to_tsvector({fts.PG_CONFIG}, {DOCUMENT}))"
     seconds = timed(lambda: ctx.store.write(lambda c: c.exec_driver_sql(sql)))
     ctx.store.write(lambda c: c.exec_driver_sql("DROP INDEX bench_bare"))
     return seconds
@@ -368,8 +406,8 @@ def raw_query(ctx: Context, query: str) -> Callable[[], Any]:
     else:
         msg = text(
             "SELECT id FROM message, to_tsquery('simple'::regconfig, :q) q "
-            "WHERE to_tsvector('simple'::regconfig, text) @@ q "
-            "ORDER BY ts_rank(to_tsvector('simple'::regconfig, text), q) DESC LIMIT :k"
+            f"WHERE to_tsvector('simple'::regconfig, {DOCUMENT}) @@ q "
+            f"ORDER BY ts_rank(to_tsvector('simple'::regconfig, {DOCUMENT}), q) DESC LIMIT :k"
         )
         ttl = text(
             "SELECT id FROM session, to_tsquery('simple'::regconfig, :q) q "
@@ -379,10 +417,10 @@ def raw_query(ctx: Context, query: str) -> Callable[[], Any]:
         )
     # SQLite's index is keyed by time: its rowids name messages through recall_message.
     texts = text(
-        "SELECT m.id, m.text FROM recall_message r JOIN message m ON m.id = r.message_id "
-        "WHERE r.key IN :ids"
+        "SELECT m.id, m.text, m.tool_args, m.tool_result FROM recall_message r "
+        "JOIN message m ON m.id = r.message_id WHERE r.key IN :ids"
         if sqlite
-        else "SELECT id, text FROM message WHERE id IN :ids"
+        else "SELECT id, text, tool_args, tool_result FROM message WHERE id IN :ids"
     ).bindparams(bindparam("ids", expanding=True))
 
     def params(any_token: bool) -> dict[str, Any]:
@@ -418,7 +456,7 @@ def run(ctx: Context, args: argparse.Namespace) -> list[tuple[str, float, str, b
     engine = ctx.store.engine.dialect.name
     print(f"\n== {engine}: {args.messages:,} messages ==", flush=True)
     t0 = time.perf_counter()
-    populate(ctx, args.messages, args.seed)
+    populate(ctx, args.messages, args.seed, args.tool_share)
     size = text_bytes(ctx)
     print(f"populated in {time.perf_counter() - t0:.1f}s; indexed text {size / 1e6:.1f} MB")
     bare, ours, buffered = [], [], []
@@ -487,6 +525,7 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--seed", type=int, default=8)
+    parser.add_argument("--tool-share", type=float, default=0.5)
     parser.add_argument("--engine", choices=("sqlite", "postgresql", "both"), default="sqlite")
     parser.add_argument("--pg-url", default=os.environ.get("VIVA_TEST_DB_URL"))
     args = parser.parse_args()
