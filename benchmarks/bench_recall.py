@@ -2,7 +2,9 @@
 
 Builds a store of N synthetic messages (~300 bytes of Zipf-distributed words
 each, in sessions of 50, imported in shuffled session order, five members and
-unattributed sessions), then measures, printing every figure next to its
+unattributed sessions; ``--tool-share`` of them, half by default, are instead a
+tool call — an Edit whose whole input is JSON — or a tool's output three times as
+long), then measures, printing every figure next to its
 floor from the same run (medians of ``--repeat`` runs):
 
 * index build — Viva's full build (``recall_index.rebuild``: every message
@@ -18,7 +20,7 @@ floor from the same run (medians of ``--repeat`` runs):
 * newest-first p95 ≤ 10 ms; member-scoped (deven's grant) p95 ≤ 50 ms.
 
     python benchmarks/bench_recall.py [--messages 200000] [--queries 200] [--repeat 3]
-                                      [--engine sqlite|postgresql|both] [--pg-url URL]
+                                      [--tool-share 0.5] [--engine sqlite|postgresql|both] [--pg-url URL]
 
 PostgreSQL uses ``--pg-url`` or ``VIVA_TEST_DB_URL`` (``scripts/pg-server.sh start``).
 """
@@ -26,27 +28,23 @@ PostgreSQL uses ``--pg-url`` or ``VIVA_TEST_DB_URL`` (``scripts/pg-server.sh sta
 from __future__ import annotations
 
 import argparse
-import itertools
 import math
 import os
-import random
 import secrets
 import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
-from datetime import UTC, datetime, timedelta
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Connection, bindparam, create_engine, insert, text
+from sqlalchemy import Connection, bindparam, create_engine, text
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from viva_store.access import OWNER
 from viva_store.config import Config
-from viva_store.db.schema import CLASSIFICATION, MESSAGE, SESSION
 from viva_store.members.grants import issue_grant, resolve_actor
 from viva_store.members.roster import load_team
 from viva_store.members.team import shipped_members_dir
@@ -55,210 +53,12 @@ from viva_store.recall import index as recall_index
 from viva_store.recall.query import fts5_expression
 from viva_store.recall.search import recall
 from viva_store.store import Context, Store
-from viva_store.triage import attribution
 
-NOW = datetime(2026, 6, 1, tzinfo=UTC)
-PER_SESSION = 50
-MEMBERS = ("samuel", "deven", "alice", "oliver", "victor")
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from recall_corpus import DOCUMENT, NONEMPTY, NOW, Corpus, populate
+
 LIMIT = 10
-TOKENS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens")
-SYLLABLES = [
-    "ka",
-    "lo",
-    "mi",
-    "te",
-    "ra",
-    "vo",
-    "shi",
-    "nu",
-    "be",
-    "do",
-    "fa",
-    "gri",
-    "hu",
-    "je",
-    "ko",
-    "lu",
-    "pra",
-    "se",
-    "to",
-    "ux",
-    "we",
-    "zy",
-    "an",
-    "el",
-    "in",
-    "or",
-    "us",
-    "ba",
-    "ce",
-    "di",
-    "ge",
-    "ha",
-    "ji",
-    "ma",
-    "ne",
-    "pi",
-    "qu",
-    "ri",
-    "sa",
-    "ti",
-    "va",
-    "xe",
-    "yo",
-    "zu",
-]
-
-
-# --- the corpus ----------------------------------------------------------------------------
-
-
-class Corpus:
-    """A deterministic Zipf vocabulary and the words of each message."""
-
-    def __init__(self, seed: int, size: int = 50_000) -> None:
-        rnd = random.Random(seed)
-        words: dict[str, None] = {}
-        while len(words) < size:
-            words["".join(rnd.choices(SYLLABLES, k=rnd.choice((2, 2, 3, 3, 4))))] = None
-        self.vocab = list(words)
-        self.cum = list(itertools.accumulate(1 / (i + 1) ** 1.07 for i in range(size)))
-        self.rnd = rnd
-
-    def message(self) -> str:
-        n = int(self.rnd.gauss(44, 14))
-        return " ".join(self.rnd.choices(self.vocab, cum_weights=self.cum, k=max(3, n)))
-
-    def title(self) -> str:
-        return " ".join(self.rnd.choices(self.vocab[:3000], k=4))
-
-    def queries(self, ctx: Context, n: int, member: str | None = None) -> list[str]:
-        """Typical recall queries: one to three words someone remembers from one message.
-
-        Words are drawn from a stored message (of ``member``'s sessions, when
-        given: a member recalls its own experience), by frequency band:
-        mid-frequency single words, pairs and triples of common content words,
-        and rare words.
-        """
-        rank = {word: i for i, word in enumerate(self.vocab)}
-        rnd = random.Random(n)
-        top = int(
-            ctx.store.read(lambda c: c.exec_driver_sql("SELECT max(id) FROM message").scalar())
-        )
-        bands = [((200, 5000), 1)] * 3 + [((50, 2000), 2)] * 4 + [((20, 1000), 3)] * 2
-        bands += [((5000, 50_000), 1)]
-        out: list[str] = []
-        while len(out) < n:
-            (lo, hi), k = bands[len(out) % len(bands)]
-            mid = rnd.randrange(1, top + 1)
-            sql = "SELECT text FROM message WHERE id = :id"
-            if member is not None:
-                sql = (
-                    "SELECT m.text FROM message m JOIN attribution a ON a.session_id = "
-                    "m.session_id WHERE m.id = :id AND a.member = :member"
-                )
-            found = ctx.store.read(
-                lambda c, mid=mid, sql=sql: c.execute(
-                    text(sql), {"id": mid, "member": member}
-                ).scalar()
-            )
-            words = sorted({w for w in (found or "").split() if lo <= rank.get(w, -1) < hi})
-            if len(words) >= k:
-                out.append(" ".join(rnd.sample(words, k)))
-        return out
-
-
-def _session_rows(
-    corpus: Corpus, n_sessions: int
-) -> Iterator[tuple[dict[str, Any], list[dict[str, Any]]]]:
-    order = list(range(n_sessions))
-    corpus.rnd.shuffle(order)  # a bulk import of history does not arrive in time order
-    span = timedelta(days=730).total_seconds()
-    for s in order:
-        sid = f"s{s:012x}"
-        start = NOW - timedelta(seconds=span * (1 - s / n_sessions)) - timedelta(hours=1)
-        session = {
-            "id": sid,
-            "harness": "claude-code",
-            "native_id": f"bench-{s}",
-            "cwd": f"/work/project{s % 12}",
-            "models": [],
-            "started_at": start,
-            "ended_at": start + timedelta(seconds=40 * PER_SESSION),
-            "title": corpus.title(),
-            "title_rank": 1,
-            "message_count": PER_SESSION,
-            "reasoning_tokens": 0,
-            "source_path": "/bench",
-            "imported_at": NOW,
-            "updated_at": NOW,
-            **dict.fromkeys(TOKENS, 0),
-        }
-        messages = []
-        for q in range(PER_SESSION):
-            error = corpus.rnd.random() < 0.02
-            messages.append(
-                {
-                    "session_id": sid,
-                    "seq": q,
-                    "key": f"k{q}",
-                    "role": "tool" if error else ("user", "assistant")[q % 2],
-                    "at": start + timedelta(seconds=40 * q),
-                    "text": corpus.message(),
-                    "sidechain": False,
-                    "synthetic": False,
-                    "kind": "tool_error" if error else "text",
-                    "ruleset": "bench",
-                }
-            )
-        yield session, messages
-
-
-def populate(ctx: Context, n_messages: int, seed: int) -> None:
-    """Sessions, messages and their attribution (classification events, then derived)."""
-
-    corpus = Corpus(seed)
-    m_table = MESSAGE
-    n_sessions = max(1, n_messages // PER_SESSION)
-    batch_s: list[dict[str, Any]] = []
-    batch_m: list[dict[str, Any]] = []
-    events: list[dict[str, Any]] = []
-
-    def flush(conn: Connection) -> None:
-        conn.execute(insert(SESSION), batch_s)
-        conn.execute(insert(m_table), batch_m)
-
-    postgres = ctx.store.engine.dialect.name == "postgresql"
-    if postgres:  # loading is not what is measured: build the GIN index once at the end
-        ctx.store.write(lambda c: c.exec_driver_sql("DROP INDEX ix_message_text_fts"))
-    for n, (session, messages) in enumerate(_session_rows(corpus, n_sessions)):
-        batch_s.append(session)
-        batch_m.extend(messages)
-        owner = int(session["native_id"].split("-")[1])
-        if owner % 10:
-            events.append(
-                {
-                    "session_id": session["id"],
-                    "action": "member",
-                    "member": MEMBERS[owner % 5],
-                    "actor": "owner",
-                    "at": NOW,
-                    "note": "",
-                }
-            )
-        if len(batch_m) >= 50_000 or n == n_sessions - 1:
-            ctx.store.write(flush)
-            batch_s, batch_m = [], []
-    ctx.store.write(lambda c: c.execute(insert(CLASSIFICATION), events))
-    ctx.store.write(lambda c: attribution.rebuild(c, None))
-    if postgres:
-        ctx.store.write(
-            lambda c: c.exec_driver_sql(
-                "CREATE INDEX ix_message_text_fts ON message "
-                f"USING gin (to_tsvector({fts.PG_CONFIG}, text))"
-            )
-        )
-    ctx.store.write(lambda c: c.exec_driver_sql("ANALYZE"))
 
 
 # --- measuring -----------------------------------------------------------------------------
@@ -277,10 +77,11 @@ def p95(values: list[float]) -> float:
 
 
 def text_bytes(ctx: Context) -> int:
+    """Bytes of what the message index holds (the text, or the document with tool fields)."""
     sql = (
-        "SELECT sum(length(CAST(text AS BLOB))) FROM message WHERE text != ''"
+        f"SELECT sum(length(CAST({DOCUMENT} AS BLOB))) FROM message WHERE {NONEMPTY}"
         if ctx.store.engine.dialect.name == "sqlite"
-        else "SELECT sum(octet_length(text)) FROM message WHERE text != ''"
+        else f"SELECT sum(octet_length({DOCUMENT})) FROM message WHERE {NONEMPTY}"
     )
     return int(ctx.store.read(lambda c: c.exec_driver_sql(sql).scalar()) or 0)
 
@@ -318,7 +119,8 @@ def bare_build(ctx: Context, buffer: int | None = None) -> float:
                     f"INSERT INTO bench_bare(bench_bare, rank) VALUES ('hashsize', {buffer})"
                 )
             conn.exec_driver_sql(
-                "INSERT INTO bench_bare(rowid, text) SELECT id, text FROM message WHERE text != ''"
+                f"INSERT INTO bench_bare(rowid, text) SELECT id, {DOCUMENT} FROM message "
+                f"WHERE {NONEMPTY}"
             )
             conn.exec_driver_sql(
                 "INSERT INTO bench_bare_t(title) SELECT title FROM session WHERE title != ''"
@@ -329,7 +131,7 @@ def bare_build(ctx: Context, buffer: int | None = None) -> float:
             ctx.store.write(lambda c, n=name: c.exec_driver_sql(f"DROP TABLE {n}"))
         return seconds
     ctx.store.write(lambda c: c.exec_driver_sql("DROP INDEX IF EXISTS bench_bare"))
-    sql = "CREATE INDEX bench_bare ON message USING gin (to_tsvector('simple'::regconfig, text))"
+    sql = f"CREATE INDEX bench_bare ON message USING gin (to_tsvector({fts.PG_CONFIG}, {DOCUMENT}))"
     seconds = timed(lambda: ctx.store.write(lambda c: c.exec_driver_sql(sql)))
     ctx.store.write(lambda c: c.exec_driver_sql("DROP INDEX bench_bare"))
     return seconds
@@ -368,8 +170,8 @@ def raw_query(ctx: Context, query: str) -> Callable[[], Any]:
     else:
         msg = text(
             "SELECT id FROM message, to_tsquery('simple'::regconfig, :q) q "
-            "WHERE to_tsvector('simple'::regconfig, text) @@ q "
-            "ORDER BY ts_rank(to_tsvector('simple'::regconfig, text), q) DESC LIMIT :k"
+            f"WHERE to_tsvector('simple'::regconfig, {DOCUMENT}) @@ q "
+            f"ORDER BY ts_rank(to_tsvector('simple'::regconfig, {DOCUMENT}), q) DESC LIMIT :k"
         )
         ttl = text(
             "SELECT id FROM session, to_tsquery('simple'::regconfig, :q) q "
@@ -379,10 +181,10 @@ def raw_query(ctx: Context, query: str) -> Callable[[], Any]:
         )
     # SQLite's index is keyed by time: its rowids name messages through recall_message.
     texts = text(
-        "SELECT m.id, m.text FROM recall_message r JOIN message m ON m.id = r.message_id "
-        "WHERE r.key IN :ids"
+        "SELECT m.id, m.text, m.tool_args, m.tool_result FROM recall_message r "
+        "JOIN message m ON m.id = r.message_id WHERE r.key IN :ids"
         if sqlite
-        else "SELECT id, text FROM message WHERE id IN :ids"
+        else "SELECT id, text, tool_args, tool_result FROM message WHERE id IN :ids"
     ).bindparams(bindparam("ids", expanding=True))
 
     def params(any_token: bool) -> dict[str, Any]:
@@ -418,7 +220,7 @@ def run(ctx: Context, args: argparse.Namespace) -> list[tuple[str, float, str, b
     engine = ctx.store.engine.dialect.name
     print(f"\n== {engine}: {args.messages:,} messages ==", flush=True)
     t0 = time.perf_counter()
-    populate(ctx, args.messages, args.seed)
+    populate(ctx, args.messages, args.seed, args.tool_share)
     size = text_bytes(ctx)
     print(f"populated in {time.perf_counter() - t0:.1f}s; indexed text {size / 1e6:.1f} MB")
     bare, ours, buffered = [], [], []
@@ -487,6 +289,7 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--seed", type=int, default=8)
+    parser.add_argument("--tool-share", type=float, default=0.5)
     parser.add_argument("--engine", choices=("sqlite", "postgresql", "both"), default="sqlite")
     parser.add_argument("--pg-url", default=os.environ.get("VIVA_TEST_DB_URL"))
     args = parser.parse_args()

@@ -7,21 +7,23 @@ portable SQLAlchemy (scope joins, recency, importance).
 SQLite
     ``recall_message_fts``: FTS5, *contentless* (``content=''``), ``detail=none``
     — no stored copy of the text and no token positions, so the index stays a
-    fraction of the text. Its rowid is a time key, mapped to the message by
-    ``recall_message`` (:mod:`viva_store.recall.fts_keys`, migration 0008), so
-    newest-first searches read the first hits and stop. It is filled in bulk
+    fraction of the text. What it holds per message is :func:`document`: the
+    text, the tool call's whole input and the tool's output (migration 0018).
+    Its rowid is a time key, mapped to the message by ``recall_message``
+    (:mod:`viva_store.recall.fts_keys`, migration 0008), so newest-first
+    searches read the first hits and stop. It is filled in bulk
     after an import (``INSERT … SELECT`` of every message past a watermark,
     chunked), never by a trigger row by row; ``message`` is append-only, so
-    nothing indexed has to be removed but a text the redaction upgrade rewrote
-    (``fts_keys.reindex_rewritten``). Empty texts (tool calls, tool results)
-    are not indexed.
+    nothing indexed has to be removed but what the redaction upgrade rewrote
+    (``fts_keys.reindex_rewritten``). A message whose text, input and output
+    are all empty is not indexed.
     ``recall_title_fts``: FTS5 over ``recall_session.title`` (rowid =
     ``recall_session.key``), changed row by row when a title changes.
     Indexing is done by :mod:`viva_store.recall.index`, lazily: the
     first search after an import indexes everything new in bulk, later ones
     whatever arrived since (a watermark; ``message`` ids commit in order).
 PostgreSQL
-    GIN indexes on ``to_tsvector('simple', message.text)`` and
+    GIN indexes on ``to_tsvector('simple', <document>)`` and
     ``to_tsvector('simple', coalesce(session.title, ''))``: expression
     indexes the server keeps current itself, so nothing is ever pending.
 PostgreSQL
@@ -71,6 +73,34 @@ KEY_MAP = table(
     column("session_key", Integer),
     column("at_us", Integer),
 )
+
+
+INDEXED = ("text", "tool_args", "tool_result")
+"""The message columns the index holds (what the redaction upgrade must re-index)."""
+TOOL_CHARS = 100_000
+"""Characters of a tool call's input and of a tool's output indexed (each): a file's whole
+contents read or written add little to find it by, and PostgreSQL refuses a ``tsvector``
+over 1 MB (an error in an index expression would refuse the message itself)."""
+
+
+def document(prefix: str = "") -> str:
+    """SQL, the same on both engines, for the words indexed of a message whose columns are
+    ``{prefix}text`` …: its text, its tool input and its tool output, a space between.
+
+    The input is JSON text; its ``\\n``, ``\\r``, ``\\t`` escapes become spaces, or the
+    word after a line break would be indexed with an ``n`` glued to it. PostgreSQL's GIN
+    index is over this very expression (migration 0018): a query must use it unchanged.
+    """
+    args = f"substr(coalesce({prefix}tool_args, ''), 1, {TOOL_CHARS})"
+    for escape in ("n", "r", "t"):
+        args = f"replace({args}, '\\{escape}', ' ')"
+    output = f"substr(coalesce({prefix}tool_result, ''), 1, {TOOL_CHARS})"
+    return f"{prefix}text || ' ' || {args} || ' ' || {output}"
+
+
+def has_document(prefix: str = "") -> str:
+    """SQL: whether a message has anything to index (else it is left out)."""
+    return " OR ".join(f"{prefix}{name} != ''" for name in INDEXED)
 
 
 def install(conn: Connection) -> None:

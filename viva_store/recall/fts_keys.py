@@ -29,7 +29,7 @@ from datetime import UTC, datetime
 
 from sqlalchemy import Connection, bindparam, text
 
-from viva_store.recall.fts import MESSAGE_FTS, TOKENIZE
+from viva_store.recall.fts import INDEXED, MESSAGE_FTS, TOKENIZE, document, has_document
 
 KEYS = "recall_message"
 NULL_BASE = 1 << 62
@@ -49,7 +49,7 @@ _AT_US = (  # exact to the microsecond (SQLite's own date functions round to the
 )
 _CHUNK = (  # the non-empty messages with ``after < id <= upto`` and their sessions' keys
     "FROM message m JOIN recall_session rs ON rs.session_id = m.session_id "
-    "WHERE m.id > :after AND m.id <= :upto AND m.text != ''"
+    f"WHERE m.id > :after AND m.id <= :upto AND ({has_document('m.')})"
 )
 
 
@@ -153,7 +153,8 @@ def _size_write_buffer(conn: Connection) -> None:
 
 
 def index_messages(conn: Connection, after: int, upto: int) -> int:
-    """Key and index the non-empty messages with ``after < id <= upto``; returns how many.
+    """Key and index the messages with ``after < id <= upto`` that have a text, a tool
+    input or a tool output (:func:`~viva_store.recall.fts.document`); returns how many.
 
     Every message of the chunk needs its ``recall_session`` row first. The keys go
     into the map first; FTS5 is then fed by walking the map in key order over the
@@ -180,7 +181,7 @@ def index_messages(conn: Connection, after: int, upto: int) -> int:
         high = max(high, _place_collisions(conn, chunk))
     result = conn.execute(
         text(
-            f"INSERT INTO {MESSAGE_FTS}(rowid, text) SELECT r.key, m.text "
+            f"INSERT INTO {MESSAGE_FTS}(rowid, text) SELECT r.key, {document('m.')} "
             f"FROM {KEYS} r CROSS JOIN message m ON m.id = r.message_id "
             "WHERE r.key BETWEEN :low AND :high AND r.message_id > :after "
             "AND r.message_id <= :upto ORDER BY r.key"
@@ -203,11 +204,18 @@ def trusted_bound(last_key: int, complete: bool) -> int | None:
     return last_key * 1_000_000
 
 
-def reindex_rewritten(conn: Connection, changes: Sequence[tuple[int, str, str]]) -> int:
-    """Re-index messages whose text the redaction upgrade rewrote: ``(message id, old text,
-    new text)`` each, given before the index is asked again. A contentless index forgets a
-    text only when told the very words it was given; returns how many were re-indexed."""
+Indexed = tuple[str, str | None, str | None]
+"""A message's indexed columns, in the order of :data:`~viva_store.recall.fts.INDEXED`."""
+
+
+def reindex_rewritten(conn: Connection, changes: Sequence[tuple[int, Indexed, Indexed]]) -> int:
+    """Re-index messages whose indexed columns the redaction upgrade rewrote: ``(message id,
+    old columns, new columns)`` each, given before the index is asked again. A contentless
+    index forgets a message only when told the very words it was given (the document of
+    the old columns, built by the same SQL as the bulk build); returns how many."""
     texts = {mid: (old, new) for mid, old, new in changes}
+    given = f"SELECT {document('m.')} FROM (SELECT :text AS text, :tool_args AS tool_args, "
+    given += ":tool_result AS tool_result) m"
     done = 0
     for start in range(0, len(texts), 500):
         ids = list(texts)[start : start + 500]
@@ -218,7 +226,10 @@ def reindex_rewritten(conn: Connection, changes: Sequence[tuple[int, str, str]])
             {"ids": ids},
         )
         for key, mid in list(keyed):
-            old, new = texts[mid]
+            old, new = (
+                conn.execute(text(given), dict(zip(INDEXED, columns, strict=True))).scalar()
+                for columns in texts[mid]
+            )
             conn.execute(
                 text(
                     f"INSERT INTO {MESSAGE_FTS}({MESSAGE_FTS}, rowid, text) "

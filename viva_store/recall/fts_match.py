@@ -37,10 +37,13 @@ from viva_store.recall.fts import (
     PG_CONFIG,
     TITLE_FTS,
     TITLE_INDEX,
+    document,
 )
 from viva_store.recall.query import fts5_expression
 
 LN2 = math.log(2)
+PG_DOCUMENT: ColumnElement[Any] = literal_column(f"({document('message.')})")
+"""PostgreSQL: what a message's GIN index is over (migration 0018), as the query must say it."""
 
 
 def is_query_error(exc: OperationalError) -> bool:
@@ -108,7 +111,7 @@ class MessageMatch:
             self.time_key = MESSAGE_INDEX.c.rowid
             self.importance_joined = True
         else:
-            vector = func.to_tsvector(literal_column(PG_CONFIG), MESSAGE.c.text)
+            vector = func.to_tsvector(literal_column(PG_CONFIG), PG_DOCUMENT)
             query = _pg_query(n_tokens, any_token)
             self.source = MESSAGE
             self.condition = vector.op("@@")(query)

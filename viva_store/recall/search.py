@@ -38,7 +38,7 @@ from viva_store.recall import knowledge as recall_knowledge
 from viva_store.recall.query import ParsedQuery, conservative_tokens, parse_query
 from viva_store.recall.ranking import STATE_MODES, RecallParams, combine, recency, relevance
 from viva_store.recall.records import NO_FILTER, RecallFilter, RecallHit, RecallItem, RecallResult
-from viva_store.recall.snippet import make_snippet
+from viva_store.recall.snippet import make_snippet, message_snippet
 from viva_store.recall.sql import Plan, Statements, statements
 from viva_store.recall.walk import (
     Candidate,
@@ -144,7 +144,18 @@ def _hits(
         if score is not None and in_proj and plan.mode == "prefer":
             score *= 1.0 + p.state_boost
         message = texts.get(cand.message_id) if cand.message_id is not None else None
-        snippet = make_snippet(message.text if message else (row.title or ""), terms)
+        snippet = (
+            message_snippet(
+                message.text,
+                message.tool,
+                message.tool_input,
+                message.tool_args,
+                message.tool_result,
+                terms,
+            )
+            if message
+            else make_snippet(row.title or "", terms)
+        )
         hits.append(
             RecallHit(
                 session_id=cand.session_id,

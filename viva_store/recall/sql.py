@@ -76,7 +76,7 @@ class Statements:
     bounded: tuple[Select[Any], ...] | None  # SQLite, everything best first: see _bounded
     titles: Select[Any]  # best (or newest) matching titles: session_id, at, key
     provenance: Select[Any]  # the sessions ``ids`` (in scope) with what a hit shows
-    texts: Select[Any]  # id, seq, text of the messages ``ids``
+    texts: Select[Any]  # id, seq, text and tool columns of the messages ``ids``
     match: fts_match.MessageMatch
 
 
@@ -338,8 +338,10 @@ def statements(plan: Plan, any_token: bool, n_tokens: int) -> Statements:
         bounded=_bounded(plan, msg, n_tokens == 1),
         titles=_titles(plan, ttl),
         provenance=_provenance(plan),
-        texts=select(MESSAGE.c.id, MESSAGE.c.seq, MESSAGE.c.at, MESSAGE.c.text).where(
-            MESSAGE.c.id.in_(ids)
-        ),
+        texts=select(
+            *(MESSAGE.c[name] for name in ("id", "seq", "at", "text", "tool", "tool_input")),
+            MESSAGE.c.tool_args,
+            MESSAGE.c.tool_result,
+        ).where(MESSAGE.c.id.in_(ids)),
         match=msg,
     )

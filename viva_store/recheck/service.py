@@ -29,6 +29,8 @@ from viva_store.db.guards import redaction_permit
 from viva_store.db.meta import stored_version
 from viva_store.db.schema import MESSAGE, REDACTION, REDACTION_UPGRADE, SESSION
 from viva_store.recall import fts_keys
+from viva_store.recall.fts import INDEXED
+from viva_store.recall.fts_keys import Indexed
 from viva_store.recheck.tables import MUTABLE, VERSIONED, Rewritable
 from viva_store.records import JsonRecord
 from viva_store.redact import RULESET_VERSION
@@ -79,7 +81,7 @@ class _Writes:
     """What one batch's transaction recorded, and what the caller must do after it."""
 
     ledger: list[dict[str, Any]] = field(default_factory=list)
-    reindex: list[tuple[int, str, str]] = field(default_factory=list)
+    reindex: list[tuple[int, Indexed, Indexed]] = field(default_factory=list)
     changed: int = 0
     checked: int = 0
 
@@ -145,6 +147,14 @@ def _secure_delete(conn: Connection) -> Iterator[None]:
         conn.exec_driver_sql(f"PRAGMA secure_delete={int(before or 0)}")
 
 
+def _indexed(row: RowMapping, values: dict[str, Any]) -> tuple[Indexed, Indexed]:
+    """A rewritten message's indexed columns before and after (what re-indexing needs)."""
+    text, args, result = INDEXED
+    before = (row[text], row[args], row[result])
+    after = tuple(values.get(c, row[c]) for c in INDEXED)
+    return before, (after[0], after[1], after[2])
+
+
 def _write_versioned(
     conn: Connection,
     spec: Rewritable,
@@ -169,8 +179,8 @@ def _write_versioned(
             if done:
                 writes.changed += 1
                 writes.ledger += _ledger(spec, row, check, run_id)
-                if "text" in check.values and spec.table is MESSAGE:
-                    writes.reindex.append((row["id"], row["text"], check.values["text"]))
+                if spec.table is MESSAGE and any(c in check.values for c in INDEXED):
+                    writes.reindex.append((row["id"], *_indexed(row, check.values)))
         for old, keys in unchanged.items():
             for start in range(0, len(keys), IN_LIST):
                 writes.checked += conn.execute(
