@@ -129,12 +129,15 @@ def attribute(conn: Connection, ctx: Context, result: WriteResult, now: datetime
     """Inside a batch's transaction: attribute its new sessions by execution record
     (I6), and credit the skill uses of the launched sessions it added to (a session
     stored over several batches is credited as its transcript grows; crediting is
-    idempotent)."""
-    touched = result.new_sessions | result.updated_sessions
+    idempotent). Both ends of a copy link the batch changed count as touched, stored
+    before or not: what follows the link is settled by the batch that makes it."""
+    linked = result.linked_sessions
+    touched = result.new_sessions | result.updated_sessions | linked
     if not touched:
         return
     seconds = float(ctx.store.config.section("triage").get("match_window_seconds", 120))
-    changed = match_executions(conn, result.new_sessions, timedelta(seconds=seconds), now)
+    window = timedelta(seconds=seconds)
+    changed = match_executions(conn, result.new_sessions | linked, window, now)
     # Skill weights follow the members' new session axes.
     after_attribution(conn, ctx, changed, touched)
 
