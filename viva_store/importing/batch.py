@@ -8,7 +8,7 @@ whenever it fills, before another harness's files, and at the end.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Connection, insert, select
@@ -23,6 +23,7 @@ from viva_store.redact import RULESET_VERSION, redact_obj
 from viva_store.skills.uses import after_attribution
 from viva_store.store import Context
 from viva_store.triage.attribution import match_executions
+from viva_store.triage.launched import match_window
 
 BATCH_BYTES = 8 << 20
 """Text a pending batch gathers before it is stored (bounds memory per transaction)."""
@@ -135,9 +136,7 @@ def attribute(conn: Connection, ctx: Context, result: WriteResult, now: datetime
     touched = result.new_sessions | result.updated_sessions | linked
     if not touched:
         return
-    seconds = float(ctx.store.config.section("triage").get("match_window_seconds", 120))
-    window = timedelta(seconds=seconds)
-    changed = match_executions(conn, result.new_sessions | linked, window, now)
+    changed = match_executions(conn, result.new_sessions | linked, match_window(ctx), now)
     # Skill weights follow the members' new session axes.
     after_attribution(conn, ctx, changed, touched)
 
