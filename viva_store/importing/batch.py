@@ -8,7 +8,7 @@ whenever it fills, before another harness's files, and at the end.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Connection, insert, select
@@ -23,6 +23,7 @@ from viva_store.redact import RULESET_VERSION, redact_obj
 from viva_store.skills.uses import after_attribution
 from viva_store.store import Context
 from viva_store.triage.attribution import match_executions
+from viva_store.triage.launched import match_window
 
 BATCH_BYTES = 8 << 20
 """Text a pending batch gathers before it is stored (bounds memory per transaction)."""
@@ -129,12 +130,13 @@ def attribute(conn: Connection, ctx: Context, result: WriteResult, now: datetime
     """Inside a batch's transaction: attribute its new sessions by execution record
     (I6), and credit the skill uses of the launched sessions it added to (a session
     stored over several batches is credited as its transcript grows; crediting is
-    idempotent)."""
-    touched = result.new_sessions | result.updated_sessions
+    idempotent). Both ends of a copy link the batch changed count as touched, stored
+    before or not: what follows the link is settled by the batch that makes it."""
+    linked = result.linked_sessions
+    touched = result.new_sessions | result.updated_sessions | linked
     if not touched:
         return
-    seconds = float(ctx.store.config.section("triage").get("match_window_seconds", 120))
-    changed = match_executions(conn, result.new_sessions, timedelta(seconds=seconds), now)
+    changed = match_executions(conn, result.new_sessions | linked, match_window(ctx), now)
     # Skill weights follow the members' new session axes.
     after_attribution(conn, ctx, changed, touched)
 

@@ -9,7 +9,9 @@ Every other session holding the key is in ``usage_copy`` and is linked to the ow
 (``relation`` ``continues``, or ``copy_of`` when it holds nothing of its own).
 
 Run inside each batch's transaction, over the sessions the batch touched: a decision
-taken while a file was half read is taken again when the rest of it arrives.
+taken while a file was half read is taken again when the rest of it arrives. The
+sessions whose link changed are returned, so that the same transaction settles what
+follows a link (attribution, skill uses) whichever run stored each file.
 """
 
 from __future__ import annotations
@@ -36,9 +38,10 @@ _IN = 500
 _LAST = datetime.max.replace(tzinfo=None)
 
 
-def settle_copies(conn: Connection, batch: Batch) -> None:
+def settle_copies(conn: Connection, batch: Batch) -> set[str]:
     """Record the batch's shared usage keys, then give each shared key of the sessions
-    it touched to its first holder and link the others to it."""
+    it touched to its first holder and link the others to it; returns both ends of
+    every link made or undone."""
     harness = batch.harness
     holders: dict[str, set[str]] = {}
     for sid, prepared in batch.sessions.items():
@@ -54,10 +57,10 @@ def settle_copies(conn: Connection, batch: Batch) -> None:
     _add_copies(conn, harness, copies)
     touched = sorted(batch.sessions)
     if not touched or not (copies or _any_copies(conn, harness, touched)):
-        return
+        return set()
     shared = _shared(conn, harness, touched)
     if not shared:
-        return
+        return set()
     owners = _owners(conn, harness, list(shared))
     everyone = set(owners.values()).union(*shared.values())
     rows = _sessions(conn, everyone)
@@ -70,7 +73,7 @@ def settle_copies(conn: Connection, batch: Batch) -> None:
         if first != owner:
             _move(conn, harness, key, owner, first)
         pairs.update((sid, first) for sid in {owner, *others} - {first})
-    _link(conn, harness, pairs, rows)
+    return _link(conn, harness, pairs, rows)
 
 
 def _rank(row: Any) -> tuple[datetime, datetime, str]:
@@ -185,10 +188,12 @@ def _move(conn: Connection, harness: str, key: str, old: str, new: str) -> None:
 
 def _link(
     conn: Connection, harness: str, pairs: set[tuple[str, str]], rows: dict[str, Any]
-) -> None:
+) -> set[str]:
     """Point each copy at the session it copies (``continues`` when it has responses of
     its own, ``copy_of`` when not); a link of that kind the other way round is undone.
-    A session linked otherwise (a sub-agent, a fork) keeps its link."""
+    A session linked otherwise (a sub-agent, a fork) keeps its link. Returns both ends
+    of every link that changed."""
+    changed: set[str] = set()
     for copy, first in sorted(pairs):
         row, parent = rows[copy], rows[first]
         owns = conn.execute(
@@ -201,9 +206,12 @@ def _link(
             values = {"parent_native_id": parent.native_id, "relation": relation}
             if (row.parent_native_id, row.relation) != tuple(values.values()):
                 conn.execute(update(SESSION).where(SESSION.c.id == copy).values(**values))
+                changed |= {copy, first}
         if parent.relation in LINKS and parent.parent_native_id == row.native_id:
             conn.execute(
                 update(SESSION)
                 .where(SESSION.c.id == first)
                 .values(parent_native_id=None, relation=None)
             )
+            changed |= {copy, first}
+    return changed

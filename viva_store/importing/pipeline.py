@@ -43,6 +43,7 @@ from viva_store.importing.summary import (
 )
 from viva_store.logs.service import get_logger
 from viva_store.store import Context
+from viva_store.triage.launched import finish_launched
 
 __all__ = [
     "FileImported",
@@ -110,6 +111,7 @@ def run_import(
             summary.problems.append(Problem(str(job.source.path), None, reason))
         yield _imported(job, writer)
     writer.flush()
+    finish_launched(ctx)  # what a killed run of an older Viva left unattributed
     summary.stored(writer.written)
     total = ctx.store.read(
         lambda c: c.execute(

@@ -45,6 +45,8 @@ class WriteResult:
 
     new_sessions: set[str] = field(default_factory=set)
     updated_sessions: set[str] = field(default_factory=set)
+    linked_sessions: set[str] = field(default_factory=set)
+    """Both ends of every copy link the batch made or undone (stored before or not)."""
     messages_added: int = 0
     redactions: int = 0
 
@@ -58,7 +60,7 @@ def commit(
     batch's sessions belongs here."""
     result = write_batch(conn, pending.batch, run_id, now, replace_usage=pending.replace_usage)
     if not pending.replace_usage:
-        settle_copies(conn, pending.batch)
+        result.linked_sessions = settle_copies(conn, pending.batch)
     result.redactions += write_quarantine(conn, pending.quarantined, run_id)
     save_file_states(conn, pending.files, keys)
     return result

@@ -49,6 +49,7 @@ from viva_store.skills.project import project
 from viva_store.skills.records import Projection
 from viva_store.skills.uses import credit_execution
 from viva_store.store import Context
+from viva_store.triage.launched import finish_launched
 
 __all__ = [
     "LaunchPlan",
@@ -365,6 +366,8 @@ def repair(ctx: Context, cwd: str | Path | None = None) -> list[Repaired]:
     255 (a failure: Viva never saw the harness exit), its grant revoked, and the
     harness imported. With no journal for ``cwd``, a Viva block left in its
     ``CLAUDE.md`` / ``AGENTS.md`` and the projected skill folders are removed (best effort).
+    Stored sessions an unclaimed execution record attributes are matched in any case
+    (what a killed import of an older Viva left).
     """
     require_owner(ctx.actor, "repair launches")
     where = _folder(cwd) if cwd is not None else None
@@ -384,4 +387,5 @@ def repair(ctx: Context, cwd: str | Path | None = None) -> list[Repaired]:
         done = files.strip_orphans(where, places)
         if done.paths or done.notes:
             out.append(Repaired(None, None, str(where), tuple(done.paths), tuple(done.notes), None))
+    finish_launched(ctx)
     return out

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
-from sqlalchemy import Connection, delete, func, insert, select, update
+from sqlalchemy import Connection, delete, func, insert, or_, select, text, update
 
 from viva_store.clock import as_utc
 from viva_store.db.schema import ATTRIBUTION, CLASSIFICATION, EXECUTION, SESSION
@@ -273,3 +273,58 @@ def match_executions(
             .values(note=note)
         )
     return changed
+
+
+def unclaimed_executions(conn: Connection) -> list[Any]:
+    """The execution records no session has claimed (id, harness, cwd, native session
+    id, start): launches whose session is not stored yet, or was left unmatched."""
+    return list(conn.execute(_UNCLAIMED).all())
+
+
+def awaiting_launch(conn: Connection, waiting: list[Any], window: timedelta) -> list[str]:
+    """Stored sessions the unclaimed execution records ``waiting`` may attribute: with
+    no classification event of their own, matching a record by native id or by harness,
+    cwd and a start within ``window`` (what :func:`match_executions` decides).
+
+    A run killed between storing a launched session and matching it (as older Viva
+    did it, after the run) left such sessions.
+    """
+    found: set[str] = set()
+    natives = sorted({(e.harness, e.native_session_id) for e in waiting if e.native_session_id})
+    for part in _chunks(natives):
+        pairs = [(SESSION.c.harness == h) & (SESSION.c.native_id == n) for h, n in part]
+        found.update(conn.execute(select(SESSION.c.id).where(or_(*pairs))).scalars())
+    places: dict[tuple[str, str], list[Any]] = {}
+    for e in waiting:
+        if not e.native_session_id:
+            places.setdefault((e.harness, e.cwd), []).append(as_utc(e.started_at))
+    if places:
+        starts = [t for ts in places.values() for t in ts]
+        query = select(SESSION.c.id, SESSION.c.harness, SESSION.c.cwd, SESSION.c.started_at).where(
+            SESSION.c.harness.in_(sorted({h for h, _ in places})),
+            SESSION.c.cwd.in_(sorted({c for _, c in places})),
+            SESSION.c.started_at.between(min(starts) - window, max(starts) + window),
+        )
+        for s in conn.execute(query):
+            near = places.get((s.harness, s.cwd), [])
+            if any(abs(as_utc(s.started_at) - t) <= window for t in near):
+                found.add(s.id)
+    matched = sorted(found)
+    owned = set(_latest_events(conn, matched))
+    return [sid for sid in matched if sid not in owned]
+
+
+# Asked by every import run: a set difference, not a correlated NOT EXISTS
+# (classification.execution_id has no index), so one pass over each table whatever
+# their sizes; text, so that the common answer (none) costs one short statement.
+_UNCLAIMED = text(
+    f"SELECT id, harness, cwd, native_session_id, started_at FROM {EXECUTION.name} "
+    f"WHERE id IN (SELECT id FROM {EXECUTION.name} EXCEPT "
+    f"SELECT execution_id FROM {CLASSIFICATION.name} WHERE execution_id IS NOT NULL)"
+).columns(
+    EXECUTION.c.id,
+    EXECUTION.c.harness,
+    EXECUTION.c.cwd,
+    EXECUTION.c.native_session_id,
+    EXECUTION.c.started_at,
+)

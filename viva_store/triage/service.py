@@ -16,6 +16,7 @@ from viva_store.triage.classify import (
     queue_size,
     unclassify,
 )
+from viva_store.triage.launched import finish_launched
 from viva_store.triage.suggest import Accepted, Suggestion, accept_suggestions, suggest
 
 __all__ = [
@@ -28,6 +29,7 @@ __all__ = [
     "accept_suggestions",
     "classify",
     "classify_nobody",
+    "finish_launched",
     "queue_size",
     "suggest",
     "unclassify",

@@ -23,9 +23,11 @@ def init(
 ) -> None:
     """Create or upgrade the store and load the member definitions and skill library."""
     from viva_store.members.service import load_team
+    from viva_store.triage.service import finish_launched
 
     ctx = context()
     loaded = load_team(ctx, members)
+    finish_launched(ctx)  # launched sessions a killed import left unattributed
     lib = loaded.library
     typer.echo(
         f"store: {ctx.store.config.home if ctx.store.config.is_sqlite else 'database'} ready"
