@@ -139,3 +139,58 @@ def test_a_path_of_benign_names_is_left_as_it_is() -> None:
 
     benign = "/home/dev/.claude/projects/-home-dev-shop-api/0196b1c2-d3e4-7f50-b6c7.jsonl"
     assert redact_path(benign) == (benign, [])
+
+
+def home_bytes(home: Path) -> bytes:
+    """Every byte Viva keeps under VIVA_HOME: the store (SQLite), the log, the rest."""
+    return b"".join(p.read_bytes() for p in sorted(home.rglob("*")) if p.is_file())
+
+
+def test_a_secret_in_the_working_folder_never_reaches_disk_from_its_folder_name(
+    ctx: Context, cli_env: str, tmp_path: Path
+) -> None:
+    """Claude Code names the folder after the cwd with every character but a letter or
+    digit turned into ``-``: the URL's ``://``, ``:`` and ``@`` are gone, and no rule
+    finds the password in the name; the importer takes it from the cwd on the lines."""
+    password = "".join(secrets.choice(string.ascii_letters + string.digits) for _ in range(24))
+    cwd = f"/srv/postgres://app:{password}@db-internal:5432/app"
+    assert password not in redact_text(cwd)[0], "the redactor must find it in the cwd"
+    root = tmp_path / "claude"
+    folder = root / re.sub(r"[^A-Za-z0-9]", "-", cwd)
+    folder.mkdir(parents=True)
+    assert password in folder.name
+    path = folder / "0196b1c2-d3e4-7f50-b6c7-d8e9f0a1b2c3.jsonl"
+    path.write_text(
+        "{not json\n"  # quarantined before any line has told the cwd
+        + line("u1", "user", "Tidy the notes", 0, cwd)
+        + "\n"
+    )
+    (folder / "0196b1c2-d3e4-7f50-b6c7-000000000000.jsonl").write_text("")  # a problem
+    done = run(["import", "--harness", "claude-code", "--root", f"claude-code={root}", "--json"])
+    assert done.code == 0, done.err
+    first = json.loads(done.out)
+    assert first["sessions_new"] == 1 and first["lines_quarantined"] == 1
+    assert any("empty file" in p["reason"] for p in first["problems"])
+    home = tmp_path / "home"
+    assert password not in stored_text(ctx) + done.out + done.err
+    assert password.encode() not in home_bytes(home)
+    rows = ctx.store.read(lambda c: c.execute(select(SOURCE_FILE)).all())
+    assert len(rows) == 2
+    assert all("-srv-postgres---app-[REDACTED:" in r.path for r in rows)
+    assert all(r.path_key.startswith("#") for r in rows)
+    [session] = ctx.store.read(lambda c: c.execute(select(SESSION)).all())
+    assert "[REDACTED:" in session.source_path
+    # Found again: unchanged, it is skipped.
+    again = imported(root)
+    assert (again["files_unchanged"], again["messages_added"]) == (2, 0)
+    # Grown by lines that name another cwd only (the session moved): resumed, and the
+    # folder is still shown as it was stored.
+    with path.open("a") as fh:
+        fh.write("{still not json\n" + line("u2", "user", "And the index", 1, "/tmp") + "\n")
+    grown = imported(root)
+    assert (grown["sessions_updated"], grown["messages_added"]) == (1, 1)
+    assert grown["lines_quarantined"] == 1
+    assert password not in stored_text(ctx)
+    assert password.encode() not in home_bytes(home)
+    paths = ctx.store.read(lambda c: c.execute(select(QUARANTINE.c.path)).scalars().all())
+    assert len(paths) == 2 and all("[REDACTED:" in p for p in paths)
