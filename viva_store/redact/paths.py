@@ -36,10 +36,12 @@ def folder_name(cwd: str, *, utf16: bool = True) -> str:
     return "".join(_encoded(ch, utf16=utf16) for ch in cwd)
 
 
-def redacted_folder(cwd: str, *, utf16: bool = True) -> tuple[str, str] | None:
-    """``(folder name, the same with cwd's secrets as markers)`` — both cut at
-    :data:`FOLDER_CUT` when longer (a marker the cut falls in is kept whole) — or None
-    when there is nothing to redact in ``cwd``. Every character of the name outside a
+def redacted_folder(
+    cwd: str, *, utf16: bool = True, cut: int | None = FOLDER_CUT
+) -> tuple[str, str] | None:
+    """``(folder name, the same with cwd's secrets as markers)`` — both cut at ``cut``
+    when longer (a marker the cut falls in is kept whole) — or None when there is
+    nothing to redact in ``cwd``. Every character of the name outside a
     secret's span is kept, so it stays readable: ``-srv-postgres---app-[REDACTED:…]-db-…``."""
     spans = secret_spans(cwd)
     if not spans:
@@ -47,13 +49,14 @@ def redacted_folder(cwd: str, *, utf16: bool = True) -> tuple[str, str] | None:
     name: list[str] = []
     shown: list[str] = []
     pos = size = 0  # where in cwd; how long the name is so far
+    limit = len(cwd) * 2 if cut is None else cut
     for start, end, rule in [*spans, (len(cwd), len(cwd), "")]:
-        kept = folder_name(cwd[pos:start], utf16=utf16)[: FOLDER_CUT - size]
+        kept = folder_name(cwd[pos:start], utf16=utf16)[: limit - size]
         name.append(kept)
         shown.append(kept)
         size += len(kept)
-        if start < end and size < FOLDER_CUT:
-            secret = folder_name(cwd[start:end], utf16=utf16)[: FOLDER_CUT - size]
+        if start < end and size < limit:
+            secret = folder_name(cwd[start:end], utf16=utf16)[: limit - size]
             name.append(secret)
             shown.append(f"[REDACTED:{rule}]")
             size += len(secret)
@@ -81,8 +84,9 @@ class FolderNames:
         if not cwd or cwd in self._learnt:
             return
         self._learnt.add(cwd)
-        for utf16 in (True, False):
-            found = redacted_folder(cwd, utf16=utf16)
+        # Cut as Claude Code cuts a long name, and whole (as other writers leave it).
+        for utf16, cut in ((True, FOLDER_CUT), (True, None), (False, FOLDER_CUT), (False, None)):
+            found = redacted_folder(cwd, utf16=utf16, cut=cut)
             if found is not None:
                 self._names[found[0]] = found[1]
 
