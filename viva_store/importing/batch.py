@@ -16,10 +16,10 @@ from sqlalchemy import Connection, insert, select
 from viva_store.db.schema import IMPORT_RUN, SOURCE_FILE
 from viva_store.importing.harness.model import ParsedChunk
 from viva_store.importing.paths import PathKeys
-from viva_store.importing.prepare import Batch, quarantine_row
+from viva_store.importing.prepare import Batch, clean
 from viva_store.importing.read import FileState, QuarantinedLine
 from viva_store.importing.write import QuarantineRow, WriteResult, commit
-from viva_store.redact import RULESET_VERSION, redact_obj
+from viva_store.redact import RULESET_VERSION, FolderNames, redact_obj, redact_path, redact_text
 from viva_store.skills.uses import after_attribution
 from viva_store.store import Context
 from viva_store.triage.attribution import match_executions
@@ -49,8 +49,9 @@ class Tally:
 @dataclass(slots=True)
 class Pending:
     """What the next write transaction stores: chunks of one or more files of one
-    harness (redacted as they are added), their quarantined lines, and the states
-    of the files read to the end.
+    harness (redacted as they are added), their quarantined lines (redacted by
+    :meth:`finish`, when the folder names their paths hold are known), and the
+    states of the files read to the end.
 
     Gathering small files into one transaction matters: most session files are
     small, and a transaction per file would cost more than the parsing.
@@ -58,6 +59,7 @@ class Pending:
 
     now: datetime
     batch: Batch = field(default_factory=lambda: Batch(""))
+    lines: list[QuarantinedLine] = field(default_factory=list)  # quarantined, not redacted yet
     quarantined: list[QuarantineRow] = field(default_factory=list)
     files: list[FileState] = field(default_factory=list)
     replace_usage: bool = False  # whole-file sources report running totals: latest wins
@@ -68,20 +70,28 @@ class Pending:
 
     @property
     def empty(self) -> bool:
-        return not (self.batch.sessions or self.quarantined or self.files)
+        return not (self.batch.sessions or self.lines or self.quarantined or self.files)
 
     def add(self, item: ParsedChunk | QuarantinedLine, source_path: str) -> None:
         """Take one thing a read yielded from ``source_path``."""
         if isinstance(item, QuarantinedLine):
-            self.quarantined.append(quarantine_row(item, self.now))
+            self.lines.append(item)
         else:
             self.batch.add(item, source_path)
 
     def absorb(self, other: Pending) -> None:
         """Take everything ``other`` (a worker's batch of the same harness) holds."""
         self.batch.absorb(other.batch)
+        self.lines.extend(other.lines)
         self.quarantined.extend(other.quarantined)
         self.files.extend(other.files)
+
+    def finish(self, folders: FolderNames) -> None:
+        """Redact what is still raw (session metadata, quarantined lines) with the folder
+        names ``folders`` learnt, this batch's working folders included."""
+        self.batch.finish(folders)
+        self.quarantined += [quarantine_row(line, self.now, folders) for line in self.lines]
+        self.lines = []
 
 
 class Writer:
@@ -115,7 +125,7 @@ class Writer:
         """Store ``pending`` in one write transaction."""
         if pending.empty:
             return
-        pending.batch.finish()
+        pending.finish(self.keys.folders)
         now = self.ctx.store.now()
         result = self.ctx.store.write(lambda conn: self._commit(conn, pending, now))
         self.written.add(result)
@@ -195,3 +205,26 @@ def record_run(
             )
         )
     )
+
+
+def quarantine_row(
+    line: QuarantinedLine, at: datetime, folders: FolderNames
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """A quarantined line as a row (raw bytes scanned as text and redacted) and its ledger."""
+    text = clean(line.raw.decode("utf-8", errors="replace")) if line.raw else ""
+    redacted, hits = redact_text(text)
+    path, path_hits = redact_path(clean(line.path), folders)
+    row = {
+        "harness": line.harness,
+        "path": path,
+        "line": line.line,
+        "byte_offset": line.offset,
+        "length": line.length,
+        "reason": line.reason,
+        "raw": redacted,
+        "ruleset": RULESET_VERSION,
+        "at": at,
+    }
+    ledger = [{"field": "raw", "rule": h.rule, "position": h.start} for h in hits]
+    ledger += [{"field": "path", "rule": h.rule, "position": h.start} for h in path_hits]
+    return row, ledger

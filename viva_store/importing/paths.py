@@ -6,19 +6,22 @@ importer finds a file again by ``path_key``: the path itself when redaction leav
 unchanged (nearly always, and then nothing is computed per file), else a digest of the
 real path keyed with the store's own ``path_digest_key`` — which tells files apart
 whose paths differ only inside the secret, and cannot be turned back into the path.
+A folder named after a working folder (Claude Code's) is shown with that working
+folder's secrets redacted, which ``folders`` learns from the transcripts a run reads
+(:class:`~viva_store.redact.FolderNames`).
 """
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TypeVar
 
 from sqlalchemy import Connection, select
 
 from viva_store.db.schema import STORE_META
-from viva_store.redact import redact_path
+from viva_store.redact import FolderNames, redact_path
 
 V = TypeVar("V")
 
@@ -31,6 +34,7 @@ class PathKeys:
     """The store's key for path digests, and what a path is stored as."""
 
     secret: bytes
+    folders: FolderNames = field(default_factory=FolderNames, compare=False)
 
     def digest(self, path: str) -> str:
         """The keyed digest that stands for ``path`` when it holds a secret."""
@@ -39,7 +43,7 @@ class PathKeys:
 
     def stored(self, path: str) -> tuple[str, str]:
         """``(path to show, path key)`` for ``path``."""
-        shown, hits = redact_path(path)
+        shown, hits = redact_path(path, self.folders)
         return (path, path) if not hits else (shown, self.digest(path))
 
     def lookup(self, known: Mapping[tuple[str, str], V], harness: str, path: str) -> V | None:

@@ -29,7 +29,7 @@ from viva_store.importing.batch import Pending, Writer, record_run
 from viva_store.importing.harness import registry
 from viva_store.importing.harness.model import Problem
 from viva_store.importing.harness.reader import LINE_KINDS
-from viva_store.importing.paths import path_keys
+from viva_store.importing.paths import PathKeys, path_keys
 from viva_store.importing.pool import POOL_FILE_BYTES, POOL_MIN_BYTES, default_workers, read_in_pool
 from viva_store.importing.prepare import Batch
 from viva_store.importing.read import Reading, read_lines, read_whole
@@ -42,6 +42,7 @@ from viva_store.importing.summary import (
     ImportSummary,
 )
 from viva_store.logs.service import get_logger
+from viva_store.redact import redact_path
 from viva_store.store import Context
 from viva_store.triage.launched import finish_launched
 
@@ -80,6 +81,9 @@ def run_import(
     yield ImportStarted(found.sources, found.bytes)
     keys = ctx.store.read(path_keys)
     todo = plan(ctx, chosen, found, keys)
+    for job in todo.jobs:  # a resumed read may not see the cwd its folder is named after
+        if job.known is not None:
+            keys.folders.learn_stored(str(job.source.path), job.known.path)
     summary.files_scanned, summary.files_unchanged = len(found.files), todo.unchanged
     if todo.unchanged:
         yield FilesUnchanged(todo.unchanged, todo.unchanged_bytes)
@@ -120,6 +124,7 @@ def run_import(
     )
     summary.sessions_unchanged = int(total or 0) - summary.sessions_new - summary.sessions_updated
     summary.lines_skipped = summary.lines_blank + summary.lines_quarantined
+    summary.problems = _shown(summary.problems, keys)
     record_run(ctx, summary.run_id, summary.to_json(), chosen, started)
     _log_run(log, summary, chosen)
     return summary
@@ -143,6 +148,19 @@ def _log_run(log: logging.Logger, summary: ImportSummary, chosen: list[str]) -> 
     for problem in summary.problems:
         where = f"{problem.path}:{problem.line}" if problem.line else problem.path
         log.warning("run %s: %s: %s", summary.run_id, where, problem.reason)
+
+
+def _shown(problems: list[Problem], keys: PathKeys) -> list[Problem]:
+    """The problems with their paths as the store shows paths: redacted as paths, with
+    the folder names the run learnt (they are stored, logged and printed)."""
+    paths: dict[str, str] = {}
+    out: list[Problem] = []
+    for problem in problems:
+        path = paths.get(problem.path)
+        if path is None:
+            path = paths[problem.path] = redact_path(problem.path, keys.folders)[0]
+        out.append(problem if path == problem.path else Problem(path, problem.line, problem.reason))
+    return out
 
 
 def _imported(job: Job, writer: Writer) -> FileImported:

@@ -10,23 +10,20 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
-from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import orjson
 
 from viva_store.importing.harness.model import Message, ParsedChunk, SessionMeta, Usage
 from viva_store.redact import (
     RULESET_VERSION,
+    FolderNames,
     may_hold_secret,
     redact_obj,
     redact_path,
     redact_text,
 )
 from viva_store.redact.gate import flagged
-
-if TYPE_CHECKING:
-    from viva_store.importing.read import QuarantinedLine
 
 _META_TEXT = (
     "parent_native_id",
@@ -63,12 +60,19 @@ class Ledger:
     rows: list[dict[str, Any]] = field(default_factory=list)
 
     def text(
-        self, value: str | None, where: dict[str, Any], name: str, *, path: bool = False
+        self,
+        value: str | None,
+        where: dict[str, Any],
+        name: str,
+        *,
+        folders: FolderNames | None = None,
     ) -> str | None:
-        """``value`` redacted (as a file path: :func:`redact_path`), its hits recorded."""
+        """``value`` redacted (given ``folders``, as a file path: :func:`redact_path`),
+        its hits recorded."""
         if value is None:
             return None
-        out, hits = (redact_path if path else redact_text)(clean(value))
+        text = clean(value)
+        out, hits = redact_path(text, folders) if folders is not None else redact_text(text)
         for hit in hits:
             self.rows.append(
                 {
@@ -224,6 +228,7 @@ class Batch:
         self.sessions: dict[str, PreparedSession] = {}
         self.size = 0  # approximate bytes of text, to bound memory per transaction
         self._natives: dict[str, tuple[str, list[Any]]] = {}  # native id → redacted, hits
+        self.cwds: set[str] = set()  # as read: what the folder names are made of
 
     def _native(self, native: str) -> tuple[str, list[Any]]:
         known = self._natives.get(native)
@@ -239,6 +244,8 @@ class Batch:
     def add(self, chunk: ParsedChunk, source_path: str = "") -> None:
         """Add one parsed chunk read from ``source_path``."""
         native, hits = self._native(chunk.meta.native_id)
+        if chunk.meta.cwd:
+            self.cwds.add(chunk.meta.cwd)
         sid = session_id(self.harness, native)
         prepared = self.sessions.get(sid)
         if prepared is None:
@@ -284,6 +291,7 @@ class Batch:
                     mine.usage.append(row)
             mine.ledger.extend(theirs.ledger)
         self.size += other.size
+        self.cwds |= other.cwds
 
     def _message_row(
         self, sid: str, message: Message, ledger: Ledger, suspect: bool
@@ -323,14 +331,17 @@ class Batch:
             row["raw"] = ledger.obj(message.raw, where, "raw")
         return row
 
-    def finish(self) -> None:
+    def finish(self, folders: FolderNames) -> None:
         """Name the project, and redact the merged session metadata (titles and paths
-        can hold secrets too).
+        can hold secrets too); ``folders`` learns the batch's working folders first, so
+        that a folder named after one shows its secrets redacted.
 
         The project is the last folder of the session's cwd whenever the cwd is known,
         so one project has one name across harnesses (pi's folder names, for one,
         encode the whole path); otherwise whatever the reader found.
         """
+        for cwd in self.cwds:
+            folders.learn(cwd)
         for prepared in self.sessions.values():
             ledger = Ledger(prepared.ledger)
             where = {"session_id": prepared.id, "message_key": None}
@@ -340,7 +351,7 @@ class Batch:
                     setattr(prepared.meta, name, ledger.text(value, where, name))
             if prepared.meta.cwd:  # from the redacted folder: a secret's tail is no name
                 prepared.meta.project = project_name(prepared.meta.cwd) or prepared.meta.project
-            shown = ledger.text(prepared.source_path, where, "source_path", path=True)
+            shown = ledger.text(prepared.source_path, where, "source_path", folders=folders)
             prepared.source_path = shown or ""
 
 
@@ -368,26 +379,3 @@ def _usage_row(harness: str, sid: str, usage: Usage, suspect: bool) -> dict[str,
         "reasoning_tokens": usage.reasoning_tokens,
         "model": usage.model,
     }
-
-
-def quarantine_row(
-    line: QuarantinedLine, at: datetime
-) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """A quarantined line as a row (raw bytes scanned as text and redacted) and its ledger."""
-    text = clean(line.raw.decode("utf-8", errors="replace")) if line.raw else ""
-    redacted, hits = redact_text(text)
-    path, path_hits = redact_path(clean(line.path))
-    row = {
-        "harness": line.harness,
-        "path": path,
-        "line": line.line,
-        "byte_offset": line.offset,
-        "length": line.length,
-        "reason": line.reason,
-        "raw": redacted,
-        "ruleset": RULESET_VERSION,
-        "at": at,
-    }
-    ledger = [{"field": "raw", "rule": h.rule, "position": h.start} for h in hits]
-    ledger += [{"field": "path", "rule": h.rule, "position": h.start} for h in path_hits]
-    return row, ledger

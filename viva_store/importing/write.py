@@ -230,11 +230,15 @@ def write_quarantine(conn: Connection, rows: list[QuarantineRow], run_id: str) -
 
 def save_file_states(conn: Connection, states: list[FileState], keys: PathKeys) -> None:
     """Remember how far each file was read (insert the new, update the known), each
-    under its redacted path and the key that finds it again."""
+    under its redacted path and the key that finds it again. A file stored under its
+    own path before its path was known to hold a secret (older rules, or a folder
+    named after a cwd not read yet) moves to its redacted path and digest key."""
     if not states:
         return
     stored = {(s.harness, s.path): keys.stored(s.path) for s in states}
-    path_keys = sorted({key for _, key in stored.values()})
+    wanted = {key for _, key in stored.values()}
+    wanted |= {path for (_, path), (_, key) in stored.items() if key != path}
+    path_keys = sorted(wanted)
     known: set[tuple[str, str]] = set()
     for start in range(0, len(path_keys), IN_BATCH):
         part = path_keys[start : start + IN_BATCH]
@@ -249,9 +253,12 @@ def save_file_states(conn: Connection, states: list[FileState], keys: PathKeys) 
     fresh: list[dict[str, Any]] = []
     for state in states:
         shown, key = stored[(state.harness, state.path)]
-        if (state.harness, key) in known:
-            where = (SOURCE_FILE.c.harness == state.harness) & (SOURCE_FILE.c.path_key == key)
+        was = next((k for k in (key, state.path) if (state.harness, k) in known), None)
+        if was is not None:
+            where = (SOURCE_FILE.c.harness == state.harness) & (SOURCE_FILE.c.path_key == was)
             conn.execute(update(SOURCE_FILE).where(where).values(**state.row(shown, key)))
+            known.discard((state.harness, was))
+            known.add((state.harness, key))
         else:
             known.add((state.harness, key))
             fresh.append({**state.row(shown, key), "first_seen_at": state.imported_at})

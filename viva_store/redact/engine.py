@@ -31,8 +31,8 @@ __all__ = [
     "PathHit",
     "may_hold_secret",
     "redact_obj",
-    "redact_path",
     "redact_text",
+    "secret_spans",
 ]
 
 _MARKER_RE = re.compile(r"\[REDACTED:[a-z0-9-]{1,64}\]")
@@ -133,53 +133,29 @@ def may_hold_secret(text: str) -> bool:
     return active().index.occurs(text)
 
 
-_NAME_SEPARATORS = frozenset("-_.")
-_MARKER = re.compile(r"\[REDACTED:([a-z0-9-]+)\]")
-
-
-def redact_path(path: str) -> tuple[str, list[Hit]]:
-    """:func:`redact_text` for a file path, which also finds a token inside a folder name
-    as Claude Code writes it: the working folder's path with every character that is not
-    a letter or digit turned into ``-`` (``/home/dev/ghp_…/main.py`` becomes
-    ``-home-dev-ghp-…-main-py``), where a token is glued to its neighbours and may have
-    lost its own ``_`` or ``.``. The hits are the markers of the result."""
-    out, hits = redact_text(path)
-    start = 1
-    while start < len(out):
-        if out[start - 1] in _NAME_SEPARATORS and any(
-            may_hold_secret(v) for v in _unmangled(out[start:])
-        ):
-            glued = _glued_token(out, start)
-            if glued is not None:
-                out = glued
-                hits = [Hit(m.group(1), m.start(), m.end()) for m in _MARKER.finditer(out)]
-        start += 1
-    return out, hits
-
-
-def _unmangled(part: str) -> tuple[str, ...]:
-    """``part`` as written, and with its ``-`` read as the ``_`` or ``.`` it may have been."""
-    if "-" not in part:
-        return (part,)
-    return (part, part.replace("-", "_"), part.replace("-", "."))
-
-
-def _glued_token(path: str, start: int) -> str | None:
-    """``path`` with the token that starts at ``start`` redacted, trying the longest part
-    that ends at a separator (or the end) first; None when no rule finds one there."""
-    ends = [j for j in range(len(path), start, -1) if j == len(path) or path[j] in _NAME_SEPARATORS]
-    for end in ends:
-        part = path[start:end]
-        for variant in _unmangled(part):
-            out, found = redact_text(variant)
-            first = next((h for h in found if h.start == 0), None)
-            if first is None:
-                continue
-            # What the token took of the part: the rest is what follows its marker.
-            alone = len(found) == 1
-            taken = len(part) - (len(out) - first.end) if alone else len(part)
-            return path[:start] + f"[REDACTED:{first.rule}]" + path[start + taken :]
-    return None
+def secret_spans(text: str) -> list[tuple[int, int, str]]:
+    """``(start, end, rule)`` of each span of ``text`` that :func:`redact_text` replaces
+    by a marker, in order: for callers that must find the same secrets in a text made
+    from ``text`` one character for one (a folder name made from a working folder)."""
+    rs = active()
+    found = _spans(rs, text)
+    for _ in range(_MAX_PASSES if found else 0):
+        # Later passes read the text with the markers in (as redact_text does); `origin`
+        # is where each of its characters was in `text` (-1: inside a marker).
+        parts: list[str] = []
+        origin: list[int] = []
+        pos = 0
+        for s, e, i in found:
+            parts += (text[pos:s], rs.markers[i])
+            origin += [*range(pos, s), *([-1] * len(rs.markers[i]))]
+            pos = e
+        parts.append(text[pos:])
+        origin += range(pos, len(text))
+        more = _spans(rs, "".join(parts))
+        if not more:
+            break
+        found = sorted(found + [(origin[s], origin[e - 1] + 1, i) for s, e, i in more])
+    return [(s, e, rs.rules[i].id) for s, e, i in found]
 
 
 def redact_text(text: str) -> tuple[str, list[Hit]]:

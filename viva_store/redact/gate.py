@@ -5,8 +5,8 @@ unchanged by the redactor), and most messages of a transcript hold none. So
 the importer asks, for a whole batch of messages at once, which of them
 contain a keyword, and sends only those through the redactor.
 
-With Hyperscan (Linux x86-64 wheels; an optional accelerator) the texts are
-joined and scanned in one pass by a multi-literal automaton, an order of
+With Hyperscan (Linux x86-64 wheels; an optional accelerator) each text is
+scanned by a multi-literal automaton up to its first keyword, an order of
 magnitude faster than the regex prefilter. Without it, each text is checked by
 :func:`viva_store.redact.engine.may_hold_secret`. Both answer the same
 question exactly: does any keyword of the active rule set occur in the text

@@ -15,7 +15,6 @@ order of magnitude faster.
 
 from __future__ import annotations
 
-import bisect
 import re
 import threading
 from collections.abc import Iterator, Sequence
@@ -33,8 +32,6 @@ except ImportError:  # pragma: no cover
 Entry = tuple[str, bool, bool]
 """A keyword, whether it is caseless, whether it is bounded."""
 
-# No keyword holds a newline, so no match can span two texts joined by one.
-_SEP = b"\n"
 _WORD_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
 _ESCAPE_BEFORE = re.compile(rb"(?:\\[nrtbf]|\\u[0-9a-fA-F]{4}|[\[;][0-9]{1,2}m)\Z")
 
@@ -165,28 +162,25 @@ class KeywordIndex:
         return self._occurs_regex(text)
 
     def flagged(self, texts: Sequence[str], *, fast: bool = True) -> set[int]:
-        """Indices of the ``texts`` in which some keyword occurs: one Hyperscan pass over
-        all of them joined, or one regex check per text (``fast=False`` or no Hyperscan)."""
+        """Indices of the ``texts`` in which some keyword occurs: a Hyperscan pass over
+        each that stops at its first keyword (a long text that holds one mostly holds
+        many), or one regex check per text (``fast=False`` or no Hyperscan)."""
         scanner = self._scanner() if fast else None
         if scanner is None or not texts:
             return {i for i, text in enumerate(texts) if self._occurs_regex(text)}
-        parts = [text.encode("utf-8", "surrogatepass") for text in texts]
-        ends: list[int] = []
-        pos = 0
-        for part in parts:
-            pos += len(part) + 1
-            ends.append(pos)
         found: set[int] = set()
-        data = _SEP.join(parts)
         sizes, bounded = self._sizes, self._bounded
-
-        def on_match(entry: int, _from: int, end: int, _flags: int, _ctx: Any) -> None:
-            # A text's first byte follows the separator: a boundary, as at a text's start.
-            if not bounded[entry] or _at_boundary(data, end - sizes[entry]):
-                found.add(bisect.bisect_right(ends, end - 1))
-
         database, scratch = scanner
-        database.scan(data, match_event_handler=on_match, scratch=scratch)
+        for n, text in enumerate(texts):
+            data = text.encode("utf-8", "surrogatepass")
+
+            def on_match(entry: int, _from: int, end: int, _flags: int, _ctx: Any) -> bool:
+                return not bounded[entry] or _at_boundary(data, end - sizes[entry])  # noqa: B023
+
+            try:
+                database.scan(data, match_event_handler=on_match, scratch=scratch)
+            except _hs.ScanTerminated:  # a callback said True: a keyword occurs
+                found.add(n)
         return found
 
 
