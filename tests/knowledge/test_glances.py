@@ -12,7 +12,7 @@ import itertools
 from datetime import UTC, datetime
 from typing import Any
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import insert
 
@@ -92,9 +92,24 @@ def _insert(ctx: Context, drawn: list[dict[str, Any]]) -> list[Glance]:
     return out
 
 
+def _row(summary: str) -> dict[str, Any]:
+    """An admitted personal memory of deven's with this summary and nothing else."""
+    empty = dict.fromkeys(("project", "domain", "task_pattern"))
+    return (
+        {"member": "deven", "kind": "personal_memory", "status": ADMITTED}
+        | empty
+        | {
+            "summary": summary,
+            "importance": 0.5,
+        }
+    )
+
+
 def test_the_narrowed_read_chooses_what_every_item_would_give(ctx: Context) -> None:
     @settings(max_examples=150, deadline=None)
     @given(st.lists(rows, max_size=25), tasks, states, st.integers(1, 6))
+    @example([_row("Ärger")], Task("deven", "ärger"), Engagement(), 3)  # case SQLite keeps
+    @example([_row("CA\u212aE")], Task("deven", "cake"), Engagement(), 3)
     def check(drawn: list[dict[str, Any]], task: Task, state: Engagement, limit: int) -> None:
         pool = _insert(ctx, drawn)
         ids = {g.id for g in pool}
