@@ -142,7 +142,7 @@ def glances(
     return [Glance(*r) for r in conn.execute(query)]
 
 
-def _contains(conn: Connection, column: Any, word: str) -> ColumnElement[bool]:
+def _contains(conn: Connection, column: ColumnElement[str], word: str) -> ColumnElement[bool]:
     """``column`` may contain ``word`` (lower-case ASCII letters and digits, no wildcard),
     case aside: a superset of what Python's ``str.lower`` finds. The engines fold only
     ASCII case, and the one other character that lowers to ASCII (the Kelvin sign, to
