@@ -171,7 +171,7 @@ def brief(ctx: Context, member: str, task: str, project: str | None = None) -> B
         state = current_state(conn, member)
         spec = Task(member, task, project)
         seer = ctx.as_actor(Actor(member=member))  # the task's member decides what it sees
-        seen = glances(conn, seer, [project] if project else [], words_of(task))
+        seen = glances(conn, seer, project, words_of(task))
         allowed = for_task(seen, spec, Engagement(state.domain, state.project))
         chosen, more = related(allowed, spec, limit)
         order = {g.id: n for n, g in enumerate(chosen)}

@@ -111,21 +111,28 @@ def load(
 
 
 def glances(
-    conn: Connection, ctx: Context, projects: Sequence[str] = (), words: Iterable[str] = ()
+    conn: Connection, ctx: Context, project: str | None, words: Iterable[str] = ()
 ) -> list[Glance]:
     """The live items in the actor's scope (admitted, or a recorded self-model hypothesis)
-    as glances, read from ``knowledge_state``. ``words``: only items whose summary
-    contains one of them, or that a project or pattern activates."""
+    that a task in ``project`` (``None``: in none) is not shut out of by their own
+    project, as glances, read from ``knowledge_state``. ``words``: only items whose
+    summary contains one of them, or that a project or pattern activates (all of them when
+    a word is not ASCII, whose case the engines do not fold as Python does). Each condition
+    is one :func:`~viva_store.knowledge.model.for_task` implies; that function decides."""
     S = KNOWLEDGE_STATE.c
     live = or_(S.status == ADMITTED, and_(S.kind == SELF_MODEL, S.status == CANDIDATE))
-    conditions = [scope(ctx, projects, S), live]
+    own_project = [S.project.is_(None), S.project == ""] + (
+        [S.project == project] if project else []
+    )
+    # the cheap tests first: SQLite stops at the first that fails
+    conditions = [live, scope(ctx, [project] if project else [], S), or_(*own_project)]
     wanted = sorted(set(words))
-    if wanted:  # plain words (letters and digits): nothing in them is a LIKE wildcard
+    if wanted and all(w.isascii() for w in wanted):
         conditions.append(
             or_(
-                *(S.summary.ilike(f"%{w}%") for w in wanted),
                 S.project.is_not(None),
                 S.task_pattern.is_not(None),
+                *(_contains(conn, S.summary, w) for w in wanted),
             )
         )
     query = select(
@@ -133,6 +140,16 @@ def glances(
         S.summary, S.importance,
     ).where(*conditions)  # fmt: skip
     return [Glance(*r) for r in conn.execute(query)]
+
+
+def _contains(conn: Connection, column: ColumnElement[str], word: str) -> ColumnElement[bool]:
+    """``column`` may contain ``word`` (lower-case ASCII letters and digits, no wildcard),
+    case aside: a superset of what Python's ``str.lower`` finds. The engines fold only
+    ASCII case, and the one other character that lowers to ASCII (the Kelvin sign, to
+    ``k``) is let through by ``_``. SQLite's LIKE ignores ASCII case already: ``ilike``
+    there would only add ``lower()`` of both sides, per row."""
+    pattern = "%" + word.replace("k", "_") + "%"
+    return column.like(pattern) if conn.dialect.name == "sqlite" else column.ilike(pattern)
 
 
 def to_records(

@@ -16,7 +16,7 @@ import re
 import secrets
 from datetime import datetime, timedelta
 
-from sqlalchemy import Connection, insert, select
+from sqlalchemy import Connection, func, insert, select
 
 from viva_store.access import OWNER, Actor, member_actor, member_scope, require_owner
 from viva_store.clock import as_utc
@@ -104,13 +104,15 @@ def resolve_actor(store: Store, token: str | None) -> Actor:
         raise GrantRefused("VIVA_GRANT is set but empty; unset it to act as the owner")
 
     def work(conn: Connection) -> tuple[str, str, datetime | None, datetime | None] | None:
+        # One statement: a long-lived `viva mcp` checks the grant at every call.
+        G, R = MEMBER_GRANT.c, GRANT_REVOCATION.c
+        revoked = select(func.min(R.revoked_at)).where(R.grant_id == G.id).scalar_subquery()
         row = conn.execute(
-            select(MEMBER_GRANT.c.id, MEMBER_GRANT.c.member, MEMBER_GRANT.c.expires_at).where(MEMBER_GRANT.c.token_hash == _hash(token))
+            select(G.id, G.member, G.expires_at, revoked.label("revoked_at")).where(
+                G.token_hash == _hash(token)
+            )
         ).first()
-        if row is None:
-            return None
-        revoked = conn.execute(select(GRANT_REVOCATION.c.revoked_at).where(GRANT_REVOCATION.c.grant_id == row.id)).scalar()
-        return row.id, row.member, row.expires_at, revoked
+        return None if row is None else (row.id, row.member, row.expires_at, row.revoked_at)
 
     found = store.read(work)
     if found is None:
