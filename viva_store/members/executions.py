@@ -15,13 +15,12 @@ from sqlalchemy import insert, select, update
 
 from viva_store.access import member_scope, require_owner
 from viva_store.clock import as_utc
+from viva_store.db.schema import EXECUTION
 from viva_store.errors import NotFound
-from viva_store.records import ExecutionRecord
 from viva_store.members.roster import get_member
+from viva_store.records import ExecutionRecord
 from viva_store.registry import reader
 from viva_store.store import Context
-from viva_store.db.schema import EXECUTION
-
 
 
 def _record(row: Any) -> ExecutionRecord:
@@ -95,7 +94,9 @@ def get_execution(ctx: Context, execution_id: str) -> ExecutionRecord:
     """One execution the actor may see."""
     row = ctx.store.read(
         lambda c: c.execute(
-            select(EXECUTION).where(EXECUTION.c.id == execution_id, member_scope(ctx.actor, EXECUTION.c.member))
+            select(EXECUTION).where(
+                EXECUTION.c.id == execution_id, member_scope(ctx.actor, EXECUTION.c.member)
+            )
         ).first()
     )
     if row is None:

@@ -20,12 +20,12 @@ from sqlalchemy import Connection, func, insert, select
 
 from viva_store.access import OWNER, Actor, member_actor, member_scope, require_owner
 from viva_store.clock import as_utc
+from viva_store.db.schema import GRANT_REVOCATION, MEMBER_GRANT
 from viva_store.errors import GrantRefused, InvalidInput, NotFound
-from viva_store.records import GrantRecord, IssuedGrant
 from viva_store.members.roster import get_member
+from viva_store.records import GrantRecord, IssuedGrant
 from viva_store.registry import reader
 from viva_store.store import Context, Store
-from viva_store.db.schema import GRANT_REVOCATION, MEMBER_GRANT
 
 TOKEN_PREFIX = "viva_g1_"
 DEFAULT_TTL = timedelta(hours=12)
@@ -83,13 +83,19 @@ def revoke_grant(ctx: Context, token_or_id: str, reason: str = "") -> str:
 
     def work(conn: Connection) -> str:
         row = conn.execute(
-            select(MEMBER_GRANT.c.id).where((MEMBER_GRANT.c.id == key) | (MEMBER_GRANT.c.token_hash == _hash(key)))
+            select(MEMBER_GRANT.c.id).where(
+                (MEMBER_GRANT.c.id == key) | (MEMBER_GRANT.c.token_hash == _hash(key))
+            )
         ).first()
         if row is None:
             raise NotFound("no such grant (give the token or the grant id from `viva grant list`)")
-        already = conn.execute(select(GRANT_REVOCATION.c.id).where(GRANT_REVOCATION.c.grant_id == row.id)).first()
+        already = conn.execute(
+            select(GRANT_REVOCATION.c.id).where(GRANT_REVOCATION.c.grant_id == row.id)
+        ).first()
         if already is None:
-            conn.execute(insert(GRANT_REVOCATION).values(grant_id=row.id, revoked_at=now, reason=reason))
+            conn.execute(
+                insert(GRANT_REVOCATION).values(grant_id=row.id, revoked_at=now, reason=reason)
+            )
         return str(row.id)
 
     return ctx.store.write(work)
@@ -133,10 +139,15 @@ def list_grants(ctx: Context) -> list[GrantRecord]:
 
     def work(conn: Connection) -> list[GrantRecord]:
         revoked = {
-            r.grant_id: r.revoked_at for r in conn.execute(select(GRANT_REVOCATION.c.grant_id, GRANT_REVOCATION.c.revoked_at))
+            r.grant_id: r.revoked_at
+            for r in conn.execute(
+                select(GRANT_REVOCATION.c.grant_id, GRANT_REVOCATION.c.revoked_at)
+            )
         }
         rows = conn.execute(
-            select(MEMBER_GRANT).where(member_scope(ctx.actor, MEMBER_GRANT.c.member)).order_by(MEMBER_GRANT.c.created_at.desc())
+            select(MEMBER_GRANT)
+            .where(member_scope(ctx.actor, MEMBER_GRANT.c.member))
+            .order_by(MEMBER_GRANT.c.created_at.desc())
         )
         return [
             GrantRecord(

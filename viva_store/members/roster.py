@@ -9,11 +9,11 @@ from typing import TYPE_CHECKING
 from sqlalchemy import Connection, insert, select, update
 
 from viva_store.access import can_see_member, require_owner
+from viva_store.db.schema import MEMBER, SKILL
 from viva_store.errors import NotFound
 from viva_store.records import MemberRecord
 from viva_store.registry import reader
 from viva_store.store import Context
-from viva_store.db.schema import MEMBER, SKILL
 
 if TYPE_CHECKING:
     from viva_store.members.team import MemberDef
@@ -76,7 +76,9 @@ def load_team(ctx: Context, folder: Path | None = None) -> TeamLoad:
                 )
                 updated.append(member.name)
             else:
-                conn.execute(insert(MEMBER).values(name=member.name, loaded_at=now, **_values(member)))
+                conn.execute(
+                    insert(MEMBER).values(name=member.name, loaded_at=now, **_values(member))
+                )
                 added.append(member.name)
         return added, updated
 
@@ -120,4 +122,6 @@ def get_member(ctx: Context, name: str) -> MemberRecord:
 
 def member_names(ctx: Context) -> list[str]:
     """Names of all members (for validation of arguments)."""
-    return ctx.store.read(lambda c: list(c.execute(select(MEMBER.c.name).order_by(MEMBER.c.name)).scalars()))
+    return ctx.store.read(
+        lambda c: list(c.execute(select(MEMBER.c.name).order_by(MEMBER.c.name)).scalars())
+    )
