@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import importlib.util
 import platform
+import secrets
 import sys
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from viva_store.redact import active, gate
-from viva_store.redact.engine import may_hold_secret
+from viva_store.redact.engine import may_hold_secret, redact_text, secret_spans
+from viva_store.redact.rule import Rule
 
 # Compile the Hyperscan database now, not inside a timed example.
 gate.flagged(["warm up"])
@@ -62,7 +64,41 @@ def _as_sets(found: dict[int, list[int]]) -> dict[int, set[int]]:
 def test_keyword_positions_are_the_same_with_and_without_hyperscan(text: str) -> None:
     index = active().index
     assert _as_sets(index.find(text)) == _as_sets(index.find(text, fast=False))
-    assert bool(index.find(text, fast=False)) == may_hold_secret(text)
+    rules = active().rules
+    expected = any(
+        not rules[i].needs_start or rules[i].start_positions(text)
+        for i in index.find(text, fast=False)
+    )
+    assert may_hold_secret(text) == expected
+
+
+rule_examples = st.sampled_from([r for r in active().rules if r.tp_example])
+
+
+@settings(max_examples=300)
+@given(rule_examples, filler, filler, st.sampled_from(["", "test_", "live_", "lob", "https://"]))
+def test_a_text_a_rule_finds_a_secret_in_is_always_flagged(
+    rule: Rule, before: str, after: str, extra: str
+) -> None:
+    """Soundness: whatever any rule would find, the gate sends to the redactor."""
+    text = before + extra + rule.tp_example + after
+    if any(True for _ in rule.spans(text)) or secret_spans(text):
+        assert may_hold_secret(text)
+        assert gate.flagged(["plain", text]) == {1}
+        assert gate.flagged(["plain", text], fast=False) == {1}
+
+
+def test_a_common_keyword_alone_sends_no_text_to_the_redactor() -> None:
+    """``test_`` gates the Lob rules, which also need ``lob``: pytest output is not redacted."""
+    lines = ["tests/test_gate.py::test_flags PASSED", "def test_parse_dates(): ..."]
+    assert gate.flagged(lines) == set()
+    assert gate.flagged(lines, fast=False) == set()
+    assert not any(may_hold_secret(line) for line in lines)
+    secret = "test_" + secrets.token_hex(18)[:35]  # built at run time
+    key = f"lob_key = {secret}"
+    assert gate.flagged([*lines, key]) == {2}
+    assert may_hold_secret(key)
+    assert secret not in redact_text(key)[0]
 
 
 def test_a_bounded_keyword_counts_only_where_a_word_may_start() -> None:

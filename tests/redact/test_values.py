@@ -78,6 +78,7 @@ def test_a_sentinel_under_a_secret_key_is_kept_in_decoded_json() -> None:
         '{"secret": "' + fill(20, seed=12) + '"}',
         "password: Tr0ub4dor&3",
         "API_KEY=correct-horse-battery-staple",
+        "lob key = live_" + fill(35, "0123456789abcdef", 13),  # snake-shaped, but random
     ],
 )
 def test_what_looks_like_a_credential_is_still_redacted(text: str) -> None:

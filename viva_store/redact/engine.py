@@ -127,10 +127,11 @@ def _apply(rs: RuleSet, text: str, spans: list[tuple[int, int, int]]) -> tuple[s
 
 
 def may_hold_secret(text: str) -> bool:
-    """False when no rule's keyword occurs in ``text``: then :func:`redact_text`
-    would return it unchanged. One cheap scan, for callers that would otherwise
-    redact many short strings one by one (join them with ``"\\x00"`` first)."""
-    return active().index.occurs(text)
+    """False when no rule can find anything in ``text`` by its keywords (and starts):
+    then :func:`redact_text` would return it unchanged. One cheap scan, for callers that
+    would otherwise redact many short strings one by one (join them with ``"\\x00"``
+    first)."""
+    return active().occurs(text)
 
 
 def secret_spans(text: str) -> list[tuple[int, int, str]]:

@@ -3,14 +3,17 @@
 Every rule is gated by keywords (a text without any of them is returned
 unchanged by the redactor), and most messages of a transcript hold none. So
 the importer asks, for a whole batch of messages at once, which of them
-contain a keyword, and sends only those through the redactor.
+contain a keyword, and sends only those through the redactor. A rule tried
+only where its start literals occur counts only when one of those occurs too
+(:meth:`~viva_store.redact.ruleset.RuleSet.flagged`).
 
 With Hyperscan (Linux x86-64 wheels; an optional accelerator) each text is
 scanned by a multi-literal automaton up to its first keyword, an order of
 magnitude faster than the regex prefilter. Without it, each text is checked by
 :func:`viva_store.redact.engine.may_hold_secret`. Both answer the same
 question exactly: does any keyword of the active rule set occur in the text
-(exact keywords as written, caseless ones in any ASCII case).
+(exact keywords as written, caseless ones in any ASCII case), with a start
+literal beside it for the rules that need one.
 """
 
 from __future__ import annotations
@@ -31,8 +34,9 @@ def accelerated() -> bool:
 
 
 def flagged(texts: Sequence[str], *, fast: bool = True) -> set[int]:
-    """Indices of the ``texts`` in which some rule keyword occurs.
+    """Indices of the ``texts`` in which some rule may find a secret (its keyword, and
+    its start where it needs one, occur).
 
     ``fast=False`` forces the per-text regex path (what runs without Hyperscan).
     """
-    return active().index.flagged(texts, fast=fast)
+    return active().flagged(texts, fast=fast)

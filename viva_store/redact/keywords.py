@@ -52,11 +52,16 @@ def _expression(keyword: str) -> bytes:
 class KeywordIndex:
     """The keywords of one rule table, ready to search for."""
 
-    def __init__(self, entries: dict[Entry, frozenset[int]]) -> None:
+    def __init__(
+        self, entries: dict[Entry, frozenset[int]], partial: frozenset[int] = frozenset()
+    ) -> None:
+        """``partial``: the rules that need more than a keyword (the caller checks the rest);
+        a keyword only they have does not alone flag a text."""
         if any("\n" in kw or not kw.isascii() or len(kw) < 2 for kw, _, _ in entries):
             raise ValueError("keywords are ASCII, two characters or more, and hold no newline")
         self._entries = sorted(entries)
         self._rules = [tuple(sorted(entries[e])) for e in self._entries]
+        self._partial = [set(rules) <= partial for rules in self._rules]
         self._sizes = [len(kw) for kw, _, _ in self._entries]
         self._bounded = [b for _, _, b in self._entries]
         self.exact = _union(entries, caseless=False)
@@ -146,8 +151,13 @@ class KeywordIndex:
                 found.setdefault(rule, []).append(start)
         return found
 
-    def _occurs_regex(self, text: str) -> bool:
-        return next(iter(self._hits_regex(text)), None) is not None
+    def _screen_regex(self, text: str) -> tuple[bool, set[int]]:
+        seen: set[int] = set()
+        for _, entry in self._hits_regex(text):
+            if not self._partial[entry]:
+                return True, set()
+            seen.update(self._rules[entry])
+        return False, seen
 
     # -- the questions --------------------------------------------------------
 
@@ -157,31 +167,47 @@ class KeywordIndex:
         scanner = self._scanner() if fast else None
         return self._find_fast(text, scanner) if scanner else self._find_regex(text)
 
-    def occurs(self, text: str) -> bool:
-        """Whether any keyword occurs in ``text`` (the regex prefilter: one short text)."""
-        return self._occurs_regex(text)
-
-    def flagged(self, texts: Sequence[str], *, fast: bool = True) -> set[int]:
-        """Indices of the ``texts`` in which some keyword occurs: a Hyperscan pass over
-        each that stops at its first keyword (a long text that holds one mostly holds
-        many), or one regex check per text (``fast=False`` or no Hyperscan)."""
+    def screen(
+        self, texts: Sequence[str], *, fast: bool = True
+    ) -> tuple[set[int], dict[int, set[int]]]:
+        """Indices of the ``texts`` in which a keyword occurs that suffices on its own, and
+        for each other text the partial rules whose keywords occur in it: a Hyperscan pass
+        over each text that stops at its first sufficient keyword (a long text that holds
+        one mostly holds many), or one regex check per text (``fast=False`` or no
+        Hyperscan)."""
+        found: set[int] = set()
+        maybe: dict[int, set[int]] = {}
         scanner = self._scanner() if fast else None
         if scanner is None or not texts:
-            return {i for i, text in enumerate(texts) if self._occurs_regex(text)}
-        found: set[int] = set()
-        sizes, bounded = self._sizes, self._bounded
+            for n, text in enumerate(texts):
+                whole, partly = self._screen_regex(text)
+                if whole:
+                    found.add(n)
+                elif partly:
+                    maybe[n] = partly
+            return found, maybe
+        sizes, bounded, partial, rules = self._sizes, self._bounded, self._partial, self._rules
         database, scratch = scanner
         for n, text in enumerate(texts):
             data = text.encode("utf-8", "surrogatepass")
+            seen: set[int] = set()
 
             def on_match(entry: int, _from: int, end: int, _flags: int, _ctx: Any) -> bool:
-                return not bounded[entry] or _at_boundary(data, end - sizes[entry])  # noqa: B023
+                if bounded[entry] and not _at_boundary(data, end - sizes[entry]):  # noqa: B023
+                    return False
+                if partial[entry]:
+                    seen.update(rules[entry])  # noqa: B023
+                    return False
+                return True
 
             try:
                 database.scan(data, match_event_handler=on_match, scratch=scratch)
-            except _hs.ScanTerminated:  # a callback said True: a keyword occurs
+            except _hs.ScanTerminated:  # a callback said True: a sufficient keyword occurs
                 found.add(n)
-        return found
+            else:
+                if seen:
+                    maybe[n] = seen
+        return found, maybe
 
 
 def _union(entries: dict[Entry, frozenset[int]], *, caseless: bool) -> dict[str, frozenset[int]]:

@@ -37,7 +37,9 @@ _PART = r"[A-Za-z]+[0-9]*"  # rc2, never l33t
 _WORDS = re.compile(rf"{_PART}(?:[-_.]{_PART})+")  # runtime-operator-token, rc2_key_st
 _HUMPS = re.compile(r"[a-z]{2,}(?:[A-Z][a-z]{2,})+|(?:[A-Z][a-z]{2,}){2,}")  # camelCase
 _ENV_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")  # SECRET_TOKEN
-_SNAKE = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+")  # rc2_key_st
+# rc2_key_st, sha256_digest, user_2fa; not live_20e0e7131f35… (a random part is no word)
+_SNAKE_PART = r"(?:[a-z]+[0-9]{0,4}|[a-z0-9]{1,8})"
+_SNAKE = re.compile(rf"[a-z]{_SNAKE_PART}?(?:_{_SNAKE_PART})+")
 _DOTTED = re.compile(r"[A-Za-z_]\w{0,40}(?:\.[A-Za-z_]\w{0,40}){1,5}", re.ASCII)  # base64.x
 _SLASHED = re.compile(r"[A-Za-z][A-Za-z_]*(?:/[A-Za-z][A-Za-z_]*)+")  # Europe/Dublin
 _OPTIONS = re.compile(r"[a-z][a-z0-9-]*=[^,=\s]*(?:,[a-z][a-z0-9-]*=[^,=\s]*)*")

@@ -203,12 +203,22 @@ class Rule:
         found = _positions(text, self.keywords, self.caseless)
         return [i for i in found if at_boundary(text, i)] if self.bounded else found
 
+    @property
+    def needs_start(self) -> bool:
+        """Whether the rule is tried only where one of its ``starts`` occurs, besides
+        needing a keyword: then it can find nothing in a text without both."""
+        return not self.anchored and bool(self.starts or self.starts_caseless)
+
+    def start_positions(self, text: str) -> list[int]:
+        """Every position in ``text`` where one of the rule's ``starts`` literals starts."""
+        return _positions(text, self.starts, self.starts_caseless)
+
     def spans(self, text: str) -> Iterator[tuple[int, int]]:
         """Yield ``(start, end)`` of each secret this rule finds in ``text``."""
         if self.anchored:
             yield from self.spans_at(text, self.keyword_starts(text))
-        elif self.starts or self.starts_caseless:
-            yield from self.spans_at(text, _positions(text, self.starts, self.starts_caseless))
+        elif self.needs_start:
+            yield from self.spans_at(text, self.start_positions(text))
         else:
             for m in self.compiled.finditer(text):
                 span = self._span(m)

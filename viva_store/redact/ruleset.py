@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -39,23 +39,41 @@ class RuleSet:
     by_id: dict[str, Rule] = field(init=False)
     markers: tuple[str, ...] = field(init=False)
     index: KeywordIndex = field(init=False)
+    """Every rule's keywords: which rules to try on a text, and where. The rules that also
+    need one of their ``starts`` (a Lob key: ``test_`` and ``lob``) are partial there, so
+    a common keyword alone (``test_`` in every pytest line) sends no text to the redactor."""
     keyed: int = field(init=False)
 
     def __post_init__(self) -> None:
         by_id = {rule.id: rule for rule in self.rules}
         if len(by_id) != len(self.rules):
             raise ValueError("duplicate rule id in the redaction rule table")
+        object.__setattr__(self, "by_id", by_id)
+        object.__setattr__(self, "markers", tuple(f"[REDACTED:{r.id}]" for r in self.rules))
         entries: dict[tuple[str, bool, bool], set[int]] = defaultdict(set)
         for i, rule in enumerate(self.rules):
             for kw in rule.keywords:
                 entries[(kw, False, rule.bounded)].add(i)
             for kw in rule.caseless:
                 entries[(kw, True, rule.bounded)].add(i)
-        index = KeywordIndex({e: frozenset(v) for e, v in entries.items()})
-        object.__setattr__(self, "by_id", by_id)
-        object.__setattr__(self, "markers", tuple(f"[REDACTED:{r.id}]" for r in self.rules))
+        partial = frozenset(i for i, rule in enumerate(self.rules) if rule.needs_start)
+        index = KeywordIndex({e: frozenset(v) for e, v in entries.items()}, partial)
         object.__setattr__(self, "index", index)
         object.__setattr__(self, "keyed", self.rules.index(by_id["secret-assignment"]))
+
+    def flagged(self, texts: Sequence[str], *, fast: bool = True) -> set[int]:
+        """Indices of the ``texts`` some rule may find a secret in: one of its keywords
+        occurs and, for a rule tried only at its ``starts``, one of those too. Exact:
+        :func:`~viva_store.redact.engine.redact_text` changes no other text."""
+        found, maybe = self.index.screen(texts, fast=fast)
+        for n, rules in maybe.items():
+            if any(self.rules[i].start_positions(texts[n]) for i in rules):
+                found.add(n)
+        return found
+
+    def occurs(self, text: str) -> bool:
+        """:meth:`flagged` for one short text (the regex prefilter)."""
+        return bool(self.flagged([text], fast=False))
 
     def kept(self, value: str) -> bool:
         """Whether ``value``, found by some rule, stays: allow-listed, or a public JWT."""
