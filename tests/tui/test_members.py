@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from textual.pilot import Pilot
+from textual.widgets import DataTable
 
 from viva_store.members.executions import list_executions
 from viva_store.store import Context
@@ -30,3 +31,21 @@ def test_members_show_recent_launches_and_the_launch_command(demo_ctx: Context) 
     if latest:
         assert latest[0].harness in shown and (latest[0].outcome or "running") in shown
     assert copied and copied[0].startswith(f"viva launch {first} --harness ")
+
+
+def test_the_counts_stay_in_view_at_80x24(demo_ctx: Context) -> None:
+    """The roster is wider than the pane at 80×24: what scrolls out of sight on the right
+    is the engine and harnesses, never the counts."""
+
+    async def look(pilot: Pilot[None]) -> tuple[dict[str, int], int]:
+        await settle(pilot)
+        table: DataTable[object] = pilot.app.screen.query_one("#members-table", DataTable)
+        right, edges = 0, {}
+        for key, column in table.columns.items():
+            right += column.get_render_width(table)
+            edges[str(key.value)] = right
+        return edges, table.scrollable_content_region.width
+
+    edges, width = drive(VivaApp(demo_ctx), look, size=(80, 24))
+    assert edges["harnesses"] > width  # the table does not fit: the test means something
+    assert [k for k in ("sessions", "skills", "principles") if edges[k] > width] == []
