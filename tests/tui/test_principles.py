@@ -153,3 +153,24 @@ def test_rollback_from_the_history(app: VivaApp, demo_ctx: Context) -> None:
         1,
         "rolled_back",
     )
+
+
+def test_the_text_dialogs_buttons_are_in_view_at_80x24(app: VivaApp) -> None:
+    """Edit+approve at 24 rows: its title, the proposal's detail, the text box and both
+    buttons fit in the box (the buttons were cut by its bottom border)."""
+
+    async def script(pilot: Pilot[None]) -> list[str]:
+        pane = await open_principles(pilot)
+        highlight(pane, PENDING_OLIVER)
+        await pilot.press("e")
+        await settle(pilot)
+        modal = pilot.app.screen
+        assert isinstance(modal, TextModal)
+        inside = modal.query_one(".dialog-box").content_region
+        return [
+            str(button.label)
+            for button in modal.query("Button")
+            if not inside.contains_region(button.region)
+        ]
+
+    assert drive(app, script, size=(80, 24)) == []
