@@ -49,3 +49,19 @@ def test_the_counts_stay_in_view_at_80x24(demo_ctx: Context) -> None:
     edges, width = drive(VivaApp(demo_ctx), look, size=(80, 24))
     assert edges["harnesses"] > width  # the table does not fit: the test means something
     assert [k for k in ("sessions", "skills", "principles") if edges[k] > width] == []
+
+
+def test_a_long_launch_task_is_cut_with_an_ellipsis(demo_ctx: Context) -> None:
+    """A launch's task is shortened to one short line, and says so with `…`."""
+
+    async def look(pilot: Pilot[None]) -> tuple[str, str]:
+        await settle(pilot)
+        pane = pilot.app.screen.query_one(MembersPane)
+        return pane.rows[0].member.name, str(pane.query_one("#member-launches").render())
+
+    first, shown = drive(VivaApp(demo_ctx), look)
+    long = [e.task for e in list_executions(demo_ctx, first, limit=5) if len(e.task) > 60]
+    assert long, "the demo's coordinator has a launch with a long task"
+    for task in long:
+        assert task not in shown
+        assert task[:59] + "…" in shown

@@ -51,7 +51,7 @@ def _launches(row: MemberRow) -> Content:
         parts.append("\n")
     for ex in row.executions:
         ended = ex.outcome or "running"
-        task = f" · {ex.task[:60]}" if ex.task else ""
+        task = f" · {clip(ex.task, 60)}" if ex.task else ""
         parts.append(f"{when(ex.started_at)}  {ex.harness}  {ended}  {ex.cwd}{task}\n")
     if row.launch_command:
         parts.append(("Launch: ", "bold"))
