@@ -154,3 +154,18 @@ def test_palette_offers_the_jobs(app: VivaApp) -> None:
     titles = drive(app, script)
     assert {"Import sessions", "Open weekly report"} <= set(titles)
     assert "Switch member: Deven" in titles and "Switch theme: viva-light" in titles
+
+
+def test_a_long_skill_name_ends_with_an_ellipsis(app: VivaApp, demo_ctx: Context) -> None:
+    """A name wider than its column is cut with `…`, not mid-word at the column's edge."""
+    long = [s.name for s in list_skills(demo_ctx, "samuel") if len(s.name) > 22]
+    assert long, "samuel has a skill whose name is wider than the column"
+
+    async def script(pilot: Pilot[None]) -> list[str]:
+        pane = await open_skills(pilot, "samuel")
+        table = pane.query_one(RowTable)
+        return [str(table.get_row_at(i)[0]) for i in range(table.row_count)]
+
+    names = drive(app, script)
+    for name in long:
+        assert name[:21] + "…" in names
