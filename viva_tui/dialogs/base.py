@@ -6,7 +6,7 @@ dialog is first opened, never before the first frame.
 
 from __future__ import annotations
 
-from typing import ClassVar, TypeVar
+from typing import TypeVar
 
 from textual.screen import ModalScreen
 
@@ -17,7 +17,7 @@ class Dialog(ModalScreen[R]):
     """A modal dialog; subclasses compose a ``.dialog-box``."""
 
     # A short terminal (24 rows): the text box shrinks so the buttons below it stay in view.
-    VERTICAL_BREAKPOINTS: ClassVar[list[tuple[int, str]] | None] = [(0, "-short"), (30, "-tall")]
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (30, "-tall")]  # noqa: RUF012
 
     DEFAULT_CSS = """
     Dialog {
