@@ -169,3 +169,22 @@ def test_a_long_skill_name_ends_with_an_ellipsis(app: VivaApp, demo_ctx: Context
     names = drive(app, script)
     for name in long:
         assert name[:21] + "…" in names
+
+
+def test_at_80x24_the_skill_table_shows_weight_and_track(app: VivaApp) -> None:
+    """Beside the curve the table was cut inside its weight column; at 80 columns the
+    curve goes under the table."""
+
+    async def script(pilot: Pilot[None]) -> tuple[dict[str, int], int, int]:
+        pane = await open_skills(pilot, "deven")
+        table = pane.query_one(RowTable)
+        right, edges = 0, {}
+        for key, column in table.columns.items():
+            right += column.get_render_width(table)
+            edges[str(key.value)] = right
+        plot = pane.query_one("#decay-plot")
+        return edges, table.scrollable_content_region.width, plot.content_region.height
+
+    edges, width, plot_rows = drive(app, script, size=(80, 24))
+    assert [k for k in ("skill", "status", "weight", "track") if edges[k] > width] == []
+    assert plot_rows >= 5  # the curve is still drawn, under the table
