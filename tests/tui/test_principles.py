@@ -174,3 +174,19 @@ def test_the_text_dialogs_buttons_are_in_view_at_80x24(app: VivaApp) -> None:
         ]
 
     assert drive(app, script, size=(80, 24)) == []
+
+
+def test_the_lists_title_follows_h(app: VivaApp) -> None:
+    """The list's border names what it holds: the candidates, or the history after h."""
+
+    async def script(pilot: Pilot[None]) -> list[str]:
+        pane = await open_principles(pilot)
+        listing = pane.query_one(RowList)
+        titles = [str(listing.border_title)]
+        for _ in range(2):
+            await pilot.press("h")
+            await settle(pilot)
+            titles.append(str(listing.border_title))
+        return titles
+
+    assert drive(app, script) == ["Candidates", "History", "Candidates"]
