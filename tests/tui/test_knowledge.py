@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from textual.pilot import Pilot
 
 from viva_store.knowledge import service as knowledge
@@ -114,3 +115,19 @@ def test_evidence_opens_the_one_cited_session_or_asks_which(
         assert dialog.transcript.session.id == cited.split(":")[0]
 
     drive(app, script)
+
+
+@pytest.mark.parametrize("size", [(160, 48), (80, 24)])
+def test_each_item_is_one_line(app: VivaApp, size: tuple[int, int]) -> None:
+    """A row wider than the list ends with `…`: a reason wrapped onto the next line read
+    as a row of its own."""
+
+    async def script(pilot: Pilot[None]) -> tuple[int, int, bool]:
+        listing = (await open_knowledge(pilot)).query_one(RowList)
+        shown = [str(o.prompt) for o in listing.options]
+        too_wide = any(len(text) > listing.scrollable_content_region.width for text in shown)
+        return listing.virtual_size.height, listing.option_count, too_wide
+
+    height, rows, too_wide = drive(app, script, size=size)
+    assert too_wide  # some row is wider than the list: the test means something
+    assert height == rows

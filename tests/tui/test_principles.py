@@ -153,3 +153,40 @@ def test_rollback_from_the_history(app: VivaApp, demo_ctx: Context) -> None:
         1,
         "rolled_back",
     )
+
+
+def test_the_text_dialogs_buttons_are_in_view_at_80x24(app: VivaApp) -> None:
+    """Edit+approve at 24 rows: its title, the proposal's detail, the text box and both
+    buttons fit in the box (the buttons were cut by its bottom border)."""
+
+    async def script(pilot: Pilot[None]) -> list[str]:
+        pane = await open_principles(pilot)
+        highlight(pane, PENDING_OLIVER)
+        await pilot.press("e")
+        await settle(pilot)
+        modal = pilot.app.screen
+        assert isinstance(modal, TextModal)
+        inside = modal.query_one(".dialog-box").content_region
+        return [
+            str(button.label)
+            for button in modal.query("Button")
+            if not inside.contains_region(button.region)
+        ]
+
+    assert drive(app, script, size=(80, 24)) == []
+
+
+def test_the_lists_title_follows_h(app: VivaApp) -> None:
+    """The list's border names what it holds: the candidates, or the history after h."""
+
+    async def script(pilot: Pilot[None]) -> list[str]:
+        pane = await open_principles(pilot)
+        listing = pane.query_one(RowList)
+        titles = [str(listing.border_title)]
+        for _ in range(2):
+            await pilot.press("h")
+            await settle(pilot)
+            titles.append(str(listing.border_title))
+        return titles
+
+    assert drive(app, script) == ["Candidates", "History", "Candidates"]

@@ -154,3 +154,67 @@ def test_palette_offers_the_jobs(app: VivaApp) -> None:
     titles = drive(app, script)
     assert {"Import sessions", "Open weekly report"} <= set(titles)
     assert "Switch member: Deven" in titles and "Switch theme: viva-light" in titles
+
+
+def test_the_palettes_highlighted_command_stands_out_in_every_theme(app: VivaApp) -> None:
+    """The palette's list keeps no focus (the input has it), so Textual draws its
+    highlighted command with the blurred cursor: in viva-high-contrast that was #1F1F1F
+    on the palette's #1A1A1A, a ratio of 1.05. It is drawn as the focused cursor now."""
+    from textual.color import Color
+    from textual.command import CommandList
+
+    from .test_theme_contrast import contrast
+
+    async def script(pilot: Pilot[None]) -> dict[str, float]:
+        await settle(pilot)
+        ratios = {}
+        for theme in ("viva-dark", "viva-light", "viva-high-contrast"):
+            pilot.app.theme = theme
+            await settle(pilot)
+            await pilot.press("ctrl+p")
+            await settle(pilot)
+            listing = pilot.app.screen.query_one(CommandList)
+            row = listing.get_component_rich_style("option-list--option-highlighted").bgcolor
+            assert row is not None
+            under = listing.background_colors[1]
+            ratios[theme] = contrast(Color.from_rich_color(row), under)
+            await pilot.press("escape")
+            await settle(pilot)
+        return ratios
+
+    ratios = drive(app, script)
+    assert {theme: r for theme, r in ratios.items() if r < 1.2} == {}
+
+
+def test_a_long_skill_name_ends_with_an_ellipsis(app: VivaApp, demo_ctx: Context) -> None:
+    """A name wider than its column is cut with `…`, not mid-word at the column's edge."""
+    long = [s.name for s in list_skills(demo_ctx, "samuel") if len(s.name) > 22]
+    assert long, "samuel has a skill whose name is wider than the column"
+
+    async def script(pilot: Pilot[None]) -> list[str]:
+        pane = await open_skills(pilot, "samuel")
+        table = pane.query_one(RowTable)
+        return [str(table.get_row_at(i)[0]) for i in range(table.row_count)]
+
+    names = drive(app, script)
+    for name in long:
+        assert name[:21] + "…" in names
+
+
+def test_at_80x24_the_skill_table_shows_weight_and_track(app: VivaApp) -> None:
+    """Beside the curve the table was cut inside its weight column; at 80 columns the
+    curve goes under the table."""
+
+    async def script(pilot: Pilot[None]) -> tuple[dict[str, int], int, int]:
+        pane = await open_skills(pilot, "deven")
+        table = pane.query_one(RowTable)
+        right, edges = 0, {}
+        for key, column in table.columns.items():
+            right += column.get_render_width(table)
+            edges[str(key.value)] = right
+        plot = pane.query_one("#decay-plot")
+        return edges, table.scrollable_content_region.width, plot.content_region.height
+
+    edges, width, plot_rows = drive(app, script, size=(80, 24))
+    assert [k for k in ("skill", "status", "weight", "track") if edges[k] > width] == []
+    assert plot_rows >= 5  # the curve is still drawn, under the table

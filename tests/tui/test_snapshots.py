@@ -142,8 +142,14 @@ class TestNarrow:
         assert snap_compare(app, terminal_size=(80, 24), run_before=steps("2"))
 
     def test_narrow_members(self, app: VivaApp, snap_compare: Snap) -> None:
-        """The roster at 80×24."""
+        """The roster at 80×24: the counts in view, the engine and harnesses scrolled."""
         assert snap_compare(app, terminal_size=(80, 24), run_before=steps())
+
+    def test_narrow_skills(self, app: VivaApp, snap_compare: Snap) -> None:
+        """Skills at 80×24: the table across the pane (weight, track, last used), the
+        decay curve under it."""
+        run = steps("4", member="deven")
+        assert snap_compare(app, terminal_size=(80, 24), run_before=run)
 
 
 def test_snapshot_store_is_the_demo(demo_ctx: Context) -> None:

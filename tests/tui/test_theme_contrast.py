@@ -2,7 +2,10 @@
 
 Contrast is WCAG's ratio of relative luminances; 3 is its floor for large or bold text
 and for the parts of a graphic (the decay plot's curves). Under the cursor counts as a
-surface: a row's coloured text stays on it while highlighted.
+surface: a row's coloured text stays on it while highlighted. Textual's muted and
+disabled text (``auto 60%`` / ``auto 38%`` unless a theme names a colour) is drawn as
+the surface's contrasting colour laid on it at that alpha: list section headers and
+input placeholders use it.
 """
 
 from __future__ import annotations
@@ -22,6 +25,13 @@ SURFACES = (
     "block-cursor-blurred-background",
 )
 TEXT_COLOURS = (*themes.SEMANTIC_DEFAULTS, "foreground", "accent", "primary")
+ON_SURFACE = ("text-muted", "text-disabled")
+"""Colours Textual may resolve against the surface they are drawn on (``auto``)."""
+NEVER_UNDER_THE_CURSOR = {
+    ("text-disabled", "block-cursor-background"),
+    ("text-disabled", "block-cursor-blurred-background"),
+}
+"""A disabled option (a section header) is never highlighted: the cursor skips it."""
 SHIPPED = themes.load_themes([themes.shipped_theme_dir()])
 
 
@@ -57,7 +67,22 @@ def resolved(name: str) -> dict[str, Color]:
     for key in (*SURFACES, *TEXT_COLOURS):
         colour = Color.parse(variables[key])
         out[key] = base.blend(colour.with_alpha(1.0), colour.a) if colour.a < 1 else colour
+    for surface in SURFACES:
+        for key in ON_SURFACE:
+            out[f"{key} on {surface}"] = on_surface(variables[key], out[surface])
     return out
+
+
+def on_surface(value: str, surface: Color) -> Color:
+    """``value`` as drawn on ``surface``: ``auto N%`` is the surface's contrasting text
+    colour at N% alpha; any other colour is laid on the surface at its own alpha."""
+    words = value.split()
+    if words[0] == "auto":
+        alpha = float(words[1].rstrip("%")) / 100 if len(words) > 1 else 1.0
+        colour = surface.get_contrast_text(alpha)
+    else:
+        colour = Color.parse(value)
+    return surface.blend(colour.with_alpha(1.0), colour.a)
 
 
 def test_the_three_themes_are_shipped() -> None:
@@ -78,5 +103,27 @@ def test_every_text_colour_contrasts_with_every_surface(theme: str) -> None:
         for text in TEXT_COLOURS
         for surface in SURFACES
         if contrast(colours[text], colours[surface]) < MIN_RATIO
+    ]
+    assert not failing, f"{theme}: " + "; ".join(failing)
+
+
+def test_auto_text_is_resolved_against_its_surface() -> None:
+    black, white = Color(0, 0, 0), Color(255, 255, 255)
+    assert on_surface("auto 50%", white).r in (127, 128)  # black text, half on white
+    assert on_surface("auto", black) == white
+    assert on_surface("#000000", white) == black
+
+
+@pytest.mark.parametrize("theme", sorted(t.name for t in SHIPPED.themes))
+def test_muted_and_disabled_text_is_readable_on_every_surface(theme: str) -> None:
+    """Section headers of the lists (Timeline's days, Principles' weeks, Knowledge's
+    kinds) and the filters' placeholders are drawn in these."""
+    colours = resolved(theme)
+    failing = [
+        f"{text} on {surface}: {ratio:.2f}"
+        for text in ON_SURFACE
+        for surface in SURFACES
+        if (text, surface) not in NEVER_UNDER_THE_CURSOR
+        and (ratio := contrast(colours[f"{text} on {surface}"], colours[surface])) < MIN_RATIO
     ]
     assert not failing, f"{theme}: " + "; ".join(failing)

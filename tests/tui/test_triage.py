@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from textual.pilot import Pilot
 from textual.widgets import OptionList
 
@@ -145,3 +147,22 @@ def test_filter_by_project_and_text(app: VivaApp, demo_ctx: Context) -> None:
         demo_ctx, SessionFilter(status="unattributed", project="ledger-api", text="regex")
     )
     assert shown == [s.id for s in expected]
+
+
+def screen_text(app: VivaApp) -> str:
+    """What the screen shows, line by line, as plain text."""
+    update: Any = app.screen._compositor.render_update(full=True)
+    return "\n".join("".join(s.text for strip in line for s in strip) for line in update.strips)
+
+
+def test_every_member_key_is_on_screen_at_80x24(app: VivaApp) -> None:
+    """At 80 columns the status line (the queue's size, each member's key) wraps onto a
+    second line rather than cut off the last members."""
+
+    async def script(pilot: Pilot[None]) -> tuple[dict[str, str], str]:
+        pane = await open_triage(pilot)
+        return dict(pane.keys), screen_text(pilot.app)
+
+    keys, shown = drive(app, script, size=(80, 24))
+    assert len(keys) == 5
+    assert [name for name, key in keys.items() if f"{key} {name}" not in shown] == []

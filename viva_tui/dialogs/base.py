@@ -16,6 +16,9 @@ R = TypeVar("R")
 class Dialog(ModalScreen[R]):
     """A modal dialog; subclasses compose a ``.dialog-box``."""
 
+    # A short terminal (24 rows): the text box shrinks so the buttons below it stay in view.
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (30, "-tall")]  # noqa: RUF012
+
     DEFAULT_CSS = """
     Dialog {
         align: center middle;
@@ -39,6 +42,7 @@ class Dialog(ModalScreen[R]):
     Dialog .dialog-buttons { height: auto; align-horizontal: right; margin-top: 1; }
     Dialog .dialog-buttons Button { margin-left: 2; }
     Dialog .dialog-box TextArea { height: 8; }
+    Dialog.-short .dialog-box TextArea { height: 4; }
     Dialog .dialog-box OptionList { height: auto; max-height: 20; }
     Dialog .problem { color: $error; height: auto; }
     """

@@ -23,15 +23,17 @@ if TYPE_CHECKING:
 
     from viva_tui.widgets.tables import RowTable
 
+# The counts come right after the name: at 80×24 the table is wider than the pane, and
+# what scrolls out of sight on the right should be the engine and harnesses.
 COLUMNS = (
     ("member", "member", 22),
     ("role", "role", 12),
-    ("engine", "engine", 16),
-    ("harnesses", "harnesses", 28),
     ("sessions", "sessions", 8),
     ("skills", "skills", 6),
     ("principles", "principles", 10),
     ("last", "last active", 16),
+    ("engine", "engine", 16),
+    ("harnesses", "harnesses", 28),
 )
 
 WIDTH = {key: width for key, _, width in COLUMNS}
@@ -49,7 +51,7 @@ def _launches(row: MemberRow) -> Content:
         parts.append("\n")
     for ex in row.executions:
         ended = ex.outcome or "running"
-        task = f" · {ex.task[:60]}" if ex.task else ""
+        task = f" · {clip(ex.task, 60)}" if ex.task else ""
         parts.append(f"{when(ex.started_at)}  {ex.harness}  {ended}  {ex.cwd}{task}\n")
     if row.launch_command:
         parts.append(("Launch: ", "bold"))
@@ -127,12 +129,12 @@ highlighted member the one the Timeline and Skills panes show; **l** shows the
             table.add_row(
                 name,
                 clip(m.role, WIDTH["role"]),
-                clip(m.engine, WIDTH["engine"]),
-                clip(", ".join(m.harnesses), WIDTH["harnesses"]),
                 _count(row.sessions),
                 _count(row.active_skills),
                 _count(row.active_principles),
                 when(row.last_active) if counted else "…",
+                clip(m.engine, WIDTH["engine"]),
+                clip(", ".join(m.harnesses), WIDTH["harnesses"]),
                 key=m.name,
             )
         table.rows_added()

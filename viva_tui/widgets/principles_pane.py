@@ -276,6 +276,8 @@ can be rolled back (nothing is deleted).
         self.history_mode = not self.history_mode
 
     def watch_history_mode(self) -> None:
+        # The list's title says what it holds (it said "Candidates" over the history).
+        self.query_one(RowList).border_title = "History" if self.history_mode else "Candidates"
         if self.data is not None:
             self.show_data(self.data)
 

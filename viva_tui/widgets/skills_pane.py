@@ -18,7 +18,7 @@ from textual.widgets import Static
 from viva_tui import keys
 from viva_tui.views import CurveData, SkillRow, SkillsData
 from viva_tui.widgets.decay_plot import DecayPlot
-from viva_tui.widgets.format import local, plural, sparkline, when
+from viva_tui.widgets.format import clip, local, plural, sparkline, when
 from viva_tui.widgets.pane import Pane, titled
 from viva_tui.widgets.tables import RowTable
 
@@ -31,6 +31,7 @@ COLUMNS = (
     ("uses", "uses", 4),
     ("trend", "trend", 10),
 )
+NAME_WIDTH = COLUMNS[0][2]
 STATUS_VAR = {
     "active": "status-active",
     "native": "status-native",
@@ -174,7 +175,7 @@ every 30 of the member's sessions (session track) or every 60 days (time track).
         for r in data.rows:
             colour = vars_.get(STATUS_VAR.get(r.status, ""), "")
             table.add_row(
-                Text(r.name, style="bold" if r.status != "forgotten" else "dim"),
+                Text(clip(r.name, NAME_WIDTH), style="bold" if r.status != "forgotten" else "dim"),
                 Text(r.status.replace("_", " "), style=colour),
                 f"{r.weight:.3f}",
                 r.track,

@@ -48,7 +48,16 @@ class RowTable(DataTable[object], inherit_bindings=False):
 
 
 class RowList(OptionList, inherit_bindings=False):
-    """An :class:`OptionList` without its own Enter binding, plus j/k."""
+    """An :class:`OptionList` without its own Enter binding, plus j/k; one line a row.
+
+    A row wider than the list ends with `…` instead of wrapping onto a second line, where
+    it read as a row of its own (Knowledge's reasons at any width, Timeline's sessions
+    and Principles' candidates at 80 columns).
+    """
+
+    DEFAULT_CSS = """
+    RowList { text-wrap: nowrap; text-overflow: ellipsis; }
+    """
 
     BINDINGS: ClassVar[list[BindingType]] = [
         *[b for b in OptionList.BINDINGS if isinstance(b, Binding) and b.key != "enter"],
