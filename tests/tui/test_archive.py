@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import html
+import itertools
+import re
 from typing import Any
 
 from textual.pilot import Pilot
@@ -83,9 +86,6 @@ def test_search_finds_an_unattributed_message_and_opens_it_there(
 def _visible_text(pilot: Pilot[None]) -> str:
     """What the terminal shows now, as plain text."""
     svg = pilot.app.export_screenshot()
-    import html
-    import re
-
     return html.unescape(re.sub(r"<[^>]+>", "", svg)).replace("\xa0", " ")
 
 
@@ -135,3 +135,51 @@ def test_usage_view_shows_the_services_figures(app: VivaApp, demo_ctx: Context) 
     projects, models = drive(app, script)
     assert projects == [r.key for r in by_project.rows]
     assert models == [r.key for r in by_model.rows]
+
+
+HIT_HEAD = re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d  ")
+
+
+def test_at_80x24_search_shows_several_hits_none_wrapped(app: VivaApp, demo_ctx: Context) -> None:
+    """On a 24-row terminal the field and filters take a line each and each hit its two
+    lines (head and snippet, cut with `…`), so several hits are in view at once."""
+    word = "test"
+    assert len(recall(demo_ctx, word, limit=10, kinds=("sessions",)).hits) >= 5
+
+    async def script(pilot: Pilot[None]) -> list[str]:
+        await settle(pilot)
+        await pilot.press("slash", *word, "enter")
+        await settle(pilot)
+        return _visible_text(pilot).splitlines()
+
+    lines = drive(app, script, size=(80, 24))
+    heads = [n for n, line in enumerate(lines) if HIT_HEAD.search(line)]
+    assert len(heads) >= 4, lines
+    assert {b - a for a, b in itertools.pairwise(heads)} == {2}  # no hit wraps onto a third
+    assert any("…" in lines[n] for n in heads)  # a head too long for the width says so
+
+
+def test_at_80x24_usage_keeps_its_table_and_a_one_line_total(
+    app: VivaApp, demo_ctx: Context
+) -> None:
+    projects = usage(demo_ctx, by="project").rows
+    assert len(projects) >= 3
+
+    async def script(pilot: Pilot[None]) -> tuple[int, int, list[str]]:
+        await settle(pilot)
+        await pilot.press("ctrl+u")
+        await settle(pilot)
+        dialog = pilot.app.screen
+        table = dialog.query_one(DataTable)
+        total = dialog.query_one("#usage-total")
+        return (
+            table.scrollable_content_region.height,
+            total.size.height,
+            (_visible_text(pilot).splitlines()),
+        )
+
+    table_rows, total_rows, lines = drive(app, script, size=(80, 24))
+    assert table_rows >= 3  # the header and at least two projects
+    assert sum(projects[0].key in line for line in lines) >= 1
+    totals = [line for line in lines if "total:" in line]
+    assert total_rows == 1 and len(totals) == 1 and "…" in totals[0]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import html
+import re
 from typing import Any
 
 from textual.pilot import Pilot
@@ -218,3 +220,27 @@ def test_at_80x24_the_skill_table_shows_weight_and_track(app: VivaApp) -> None:
     edges, width, plot_rows = drive(app, script, size=(80, 24))
     assert [k for k in ("skill", "status", "weight", "track") if edges[k] > width] == []
     assert plot_rows >= 5  # the curve is still drawn, under the table
+
+
+def test_at_80x24_each_timeline_session_keeps_its_message_count(
+    app: VivaApp, demo_ctx: Context
+) -> None:
+    """The count comes before the title, so a narrow pane cuts the title, not the count."""
+    from viva_store.sessions.service import SessionFilter, list_sessions
+
+    sessions = list_sessions(demo_ctx, SessionFilter(member="samuel", limit=None))
+    harnesses = {s.harness for s in sessions}
+
+    async def script(pilot: Pilot[None]) -> list[str]:
+        await settle(pilot)
+        screen: Any = pilot.app.screen
+        screen.choose_member("samuel", announce=False)
+        await pilot.press("3")
+        await settle(pilot)
+        svg = pilot.app.export_screenshot()
+        return html.unescape(re.sub(r"<[^>]+>", "", svg)).replace("\xa0", " ").splitlines()
+
+    lines = drive(app, script, size=(80, 24))
+    rows = [line for line in lines if re.search(r"\d\d:\d\d  (" + "|".join(harnesses) + ")", line)]
+    assert len(rows) >= 3, lines
+    assert all(re.search(r"\d+ msgs?  ", row) for row in rows), rows

@@ -26,9 +26,9 @@ from viva_tui.widgets.timeline_pane import marked
 
 FILTERS = (
     ("harness", "harness"),
-    ("project", "project (name or cwd)"),
+    ("project", "project or cwd"),
     ("member", "member"),
-    ("since", "since (7d, 2026-05-01)"),
+    ("since", "since: 7d, date"),
 )
 SNIPPET_WIDTH = 96
 
@@ -47,8 +47,16 @@ class SearchDialog(Dialog[Opened | None]):
     DEFAULT_CSS = """
     SearchDialog #search-filters { height: auto; margin-top: 1; }
     SearchDialog #search-filters Input { width: 1fr; margin-right: 1; }
-    SearchDialog #search-hits { height: 1fr; max-height: 100%; margin-top: 1; }
+    SearchDialog #search-hits {
+        height: 1fr; max-height: 100%; margin-top: 1;
+        text-wrap: nowrap; text-overflow: ellipsis;
+    }
     SearchDialog #search-notes { color: $text-muted; height: auto; }
+    /* 24 rows: a one-line search field and no gaps, so several hits stay in view. */
+    SearchDialog.-short #search-text { border: none; height: 1; padding: 0 1; }
+    SearchDialog.-short .dialog-title { margin-bottom: 0; }
+    SearchDialog.-short #search-hits { margin-top: 0; }
+    SearchDialog.-short .dialog-hint { margin-top: 0; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Close", id="search.close", tooltip="Back to the pane"),
@@ -79,7 +87,7 @@ class SearchDialog(Dialog[Opened | None]):
             yield OptionList(id="search-hits")
             yield Static(
                 Content.styled(
-                    "enter searches · ↓ to the hits, enter opens one at its message · esc closes",
+                    "enter searches · ↓ hits · enter opens at the message · esc closes",
                     "$text-muted",
                 ),
                 classes="dialog-hint",

@@ -99,8 +99,14 @@ class UsageDialog(Dialog[None]):
 
     DEFAULT_CSS = """
     UsageDialog UsagePlot { height: 1fr; min-height: 12; }
-    UsageDialog #usage-table { height: 1fr; margin-top: 1; }
-    UsageDialog #usage-total { height: auto; margin-top: 1; }
+    UsageDialog #usage-table { height: 1fr; min-height: 4; margin-top: 1; }
+    UsageDialog #usage-total {
+        height: 1; margin-top: 1; text-wrap: nowrap; text-overflow: ellipsis;
+    }
+    /* 24 rows: a smaller chart, so the table and the total stay in view. */
+    UsageDialog.-short UsagePlot { min-height: 8; }
+    UsageDialog.-short .dialog-title, UsageDialog.-short #usage-table { margin: 0; }
+    UsageDialog.-short #usage-total, UsageDialog.-short .dialog-hint { margin-top: 0; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,q", "dismiss", "Close", id="usage.close", tooltip="Back to the pane"),

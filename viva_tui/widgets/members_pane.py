@@ -23,8 +23,8 @@ if TYPE_CHECKING:
 
     from viva_tui.widgets.tables import RowTable
 
-# The counts come right after the name: at 80×24 the table is wider than the pane, and
-# what scrolls out of sight on the right should be the engine and harnesses.
+# The counts come right after the name: a narrow pane shows only the columns that fit, and
+# what it leaves out (the engine and harnesses) is in the member's line on the right too.
 COLUMNS = (
     ("member", "member", 22),
     ("role", "role", 12),
@@ -37,6 +37,20 @@ COLUMNS = (
 )
 
 WIDTH = {key: width for key, _, width in COLUMNS}
+CELL_PADDING = 2
+"""What the table draws around each column's cells (one space each side)."""
+
+
+def fitting(width: int) -> tuple[tuple[str, str, int], ...]:
+    """The leading columns that fit in ``width`` cells whole (the name at least)."""
+    shown: list[tuple[str, str, int]] = []
+    used = 0
+    for column in COLUMNS:
+        used += column[2] + CELL_PADDING
+        if used > width and shown:
+            break
+        shown.append(column)
+    return tuple(shown)
 
 
 def _count(value: int | None) -> str:
@@ -90,6 +104,7 @@ highlighted member the one the Timeline and Skills panes show; **l** shows the
         self.rows: list[MemberRow] = []
         self._soul_shown: tuple[str, str] | None = None
         self._counted = False
+        self._columns: tuple[tuple[str, str, int], ...] = COLUMNS
 
     def compose(self) -> ComposeResult:
         # The table comes with the roster (after the first frame, which stays light).
@@ -105,7 +120,8 @@ highlighted member the one the Timeline and Skills panes show; **l** shows the
             return found.first()
         table = titled(RowTable(id="members-table", zebra_stripes=True), "Team")
         await self.mount(table, before=0)
-        table.add_fixed_columns(COLUMNS)
+        self._columns = fitting(self.size.width - 2)  # inside the table's border
+        table.add_fixed_columns(self._columns)
         if self.has_focus_within or self.screen.focused is None:
             table.focus()
         return table
@@ -126,21 +142,31 @@ highlighted member the one the Timeline and Skills panes show; **l** shows the
             name = Text(m.display_name, style="bold")
             if m.coordinator:
                 name.append(" (coordinator)", style="italic")
-            table.add_row(
-                name,
-                clip(m.role, WIDTH["role"]),
-                _count(row.sessions),
-                _count(row.active_skills),
-                _count(row.active_principles),
-                when(row.last_active) if counted else "…",
-                clip(m.engine, WIDTH["engine"]),
-                clip(", ".join(m.harnesses), WIDTH["harnesses"]),
-                key=m.name,
-            )
+            cells: dict[str, object] = {
+                "member": name,
+                "role": clip(m.role, WIDTH["role"]),
+                "sessions": _count(row.sessions),
+                "skills": _count(row.active_skills),
+                "principles": _count(row.active_principles),
+                "last": when(row.last_active) if counted else "…",
+                "engine": clip(m.engine, WIDTH["engine"]),
+                "harnesses": clip(", ".join(m.harnesses), WIDTH["harnesses"]),
+            }
+            table.add_row(*(cells[key] for key, _, _ in self._columns), key=m.name)
         table.rows_added()
         if rows:
             table.move_cursor(row=min(keep, len(rows) - 1))
             self._show_soul(min(keep, len(rows) - 1))
+
+    async def on_resize(self) -> None:
+        found = self.query("#members-table")
+        if not found or fitting(self.size.width - 2) == self._columns:
+            return
+        table = cast("RowTable", found.first())
+        self._columns = fitting(self.size.width - 2)
+        table.clear(columns=True)
+        table.add_fixed_columns(self._columns)
+        await self.show_members(self.rows, self._counted)
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         event.stop()
@@ -159,7 +185,8 @@ highlighted member the one the Timeline and Skills panes show; **l** shows the
         self.query_one("#soul-title", Static).update(
             Content.assemble(
                 (m.display_name, "bold"),
-                f" — {m.role}, {m.engine}; native skills: {', '.join(m.native_skills) or 'none'}",
+                f" — {m.role}, {m.engine} in {', '.join(m.harnesses) or 'no harness'}; "
+                f"native skills: {', '.join(m.native_skills) or 'none'}",
             )
         )
         # Markdown (and its parser) is loaded with the first soul, after the first frame.

@@ -112,9 +112,7 @@ decisions between them.
                 compact=True,
             )
             yield Input(placeholder="project name", id="timeline-project", compact=True)
-            yield Input(
-                placeholder="s: search this member's experience", id="timeline-search", compact=True
-            )
+            yield Input(placeholder="s: search experience", id="timeline-search", compact=True)
         with Vertical(id="timeline-body"):
             yield titled(RowList(id="timeline-list"), "Experience")
             yield titled(TranscriptView(id="timeline-preview", placeholder=""), "Preview")
@@ -222,8 +220,9 @@ decisions between them.
                     (f"  {clock}  ", "$text-muted"),
                     (f"{item.harness:<12}", "$accent"),
                     (f"{project_label(item.project, item.cwd, 20):<21}", "$text-muted"),
+                    # The count before the title: a narrow pane cuts the title, not the count.
+                    (f"{plural(item.message_count, 'msg'):>8}  ", "$text-muted"),
                     clip(item.title or "(untitled)", 60),
-                    (f"  {item.message_count} msgs", "$text-muted"),
                 ),
                 id=f"s:{item.id}",
             )

@@ -140,7 +140,7 @@ files a session by itself.
                 compact=True,
             )
             yield Input(placeholder="project name", id="triage-project", compact=True)
-            yield Input(placeholder="f: text in title or project", id="triage-text", compact=True)
+            yield Input(placeholder="f: title or project", id="triage-text", compact=True)
         with Vertical(id="triage-body"):
             yield titled(RowTable(id="triage-table"), "Queue")
             yield titled(TranscriptView(id="triage-preview", placeholder="Loading…"), "Preview")
