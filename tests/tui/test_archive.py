@@ -165,21 +165,26 @@ def test_at_80x24_usage_keeps_its_table_and_a_one_line_total(
     projects = usage(demo_ctx, by="project").rows
     assert len(projects) >= 3
 
-    async def script(pilot: Pilot[None]) -> tuple[int, int, list[str]]:
+    async def script(pilot: Pilot[None]) -> tuple[int, int, list[str], list[str], int]:
         await settle(pilot)
         await pilot.press("ctrl+u")
         await settle(pilot)
         dialog = pilot.app.screen
-        table = dialog.query_one(DataTable)
+        table: DataTable[object] = dialog.query_one(DataTable)
         total = dialog.query_one("#usage-total")
         return (
             table.scrollable_content_region.height,
             total.size.height,
-            (_visible_text(pilot).splitlines()),
+            _visible_text(pilot).splitlines(),
+            [c.label.plain for c in table.columns.values()],
+            table.scrollable_content_region.width
+            - sum(c.get_render_width(table) for c in table.columns.values()),
         )
 
-    table_rows, total_rows, lines = drive(app, script, size=(80, 24))
+    table_rows, total_rows, lines, columns, room = drive(app, script, size=(80, 24))
     assert table_rows >= 3  # the header and at least two projects
+    assert columns[:4] == ["project", "sessions", "input", "output"] and len(columns) < 8
+    assert room >= 0  # the columns shown fit whole; the rest are left out, not cut
     assert sum(projects[0].key in line for line in lines) >= 1
     totals = [line for line in lines if "total:" in line]
     assert total_rows == 1 and len(totals) == 1 and "…" in totals[0]

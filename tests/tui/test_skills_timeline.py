@@ -13,7 +13,7 @@ from viva_store.store import Context
 from viva_tui.app import VivaApp
 from viva_tui.dialogs.confirm import ConfirmModal
 from viva_tui.dialogs.report import ReportDialog, shift_week
-from viva_tui.widgets.skills_pane import SkillsPane
+from viva_tui.widgets.skills_pane import COLUMNS, SkillsPane
 from viva_tui.widgets.tables import RowList, RowTable
 from viva_tui.widgets.timeline_pane import TimelinePane
 
@@ -203,9 +203,9 @@ def test_a_long_skill_name_ends_with_an_ellipsis(app: VivaApp, demo_ctx: Context
         assert name[:21] + "…" in names
 
 
-def test_at_80x24_the_skill_table_shows_weight_and_track(app: VivaApp) -> None:
+def test_at_80x24_the_skill_table_shows_weight_and_track(app: VivaApp, demo_ctx: Context) -> None:
     """Beside the curve the table was cut inside its weight column; at 80 columns the
-    curve goes under the table."""
+    curve goes under the table, and the table shows the columns that fit whole."""
 
     async def script(pilot: Pilot[None]) -> tuple[dict[str, int], int, int]:
         pane = await open_skills(pilot, "deven")
@@ -218,8 +218,13 @@ def test_at_80x24_the_skill_table_shows_weight_and_track(app: VivaApp) -> None:
         return edges, table.scrollable_content_region.width, plot.content_region.height
 
     edges, width, plot_rows = drive(app, script, size=(80, 24))
-    assert [k for k in ("skill", "status", "weight", "track") if edges[k] > width] == []
+    assert [k for k in ("skill", "status", "weight", "track", "uses") if edges[k] > width] == []
+    assert max(edges.values()) <= width  # no column is cut at the table's edge
+    assert "trend" not in edges  # what does not fit is left out whole
     assert plot_rows >= 5  # the curve is still drawn, under the table
+
+    wide, wide_width, _ = drive(VivaApp(demo_ctx), script)
+    assert list(wide) == [key for key, _, _ in COLUMNS] and max(wide.values()) <= wide_width
 
 
 def test_at_80x24_each_timeline_session_keeps_its_message_count(

@@ -23,6 +23,7 @@ from textual_plotext import PlotextPlot
 from viva_store.usage.service import UsageReport, UsageRow
 from viva_tui.dialogs.base import Dialog
 from viva_tui.views import CHART_DAYS, UsageData
+from viva_tui.widgets.tables import leading_columns
 
 TABLE_GROUPINGS = ("project", "model")
 TICK_EVERY = 3
@@ -135,8 +136,10 @@ class UsageDialog(Dialog[None]):
             )
 
     def on_mount(self) -> None:
-        self.show(self.data)
         self.query_one(DataTable).focus()
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self.show, self.data)  # the table's width decides its columns
 
     def show(self, data: UsageData) -> None:
         """Draw ``data``: the chart of recent days and the table."""
@@ -144,11 +147,17 @@ class UsageDialog(Dialog[None]):
         self.query_one(UsagePlot).show(data.days)
         table = self.query_one(DataTable)
         table.clear(columns=True)
-        table.add_column(data.table.by, key="group")
-        for name in COLUMNS:
-            table.add_column(name, key=name)
-        for row in data.table.rows:
-            table.add_row(row.key, *cells(row), key=row.key)
+        rows = [[row.key, *cells(row)] for row in data.table.rows]
+        labels = [data.table.by, *COLUMNS]
+        widths = [max([len(label), *(len(r[n]) for r in rows)]) for n, label in enumerate(labels)]
+        # A narrow box leaves the last columns out whole (the total below names them all).
+        shown = leading_columns(
+            list(zip(labels, labels, widths, strict=True)), table.scrollable_content_region.width
+        )
+        for label, _, width in shown:
+            table.add_column(label, width=width)
+        for r in rows:
+            table.add_row(*r[: len(shown)], key=r[0])
         total = data.table.total
         figures = ", ".join(f"{c} {v}" for c, v in zip(COLUMNS, cells(total), strict=True) if v)
         self.query_one("#usage-total", Static).update(

@@ -21,10 +21,10 @@ from viva_tui.widgets.pane import Pane, titled
 if TYPE_CHECKING:
     from textual.widgets import DataTable
 
-    from viva_tui.widgets.tables import RowTable
+    from viva_tui.widgets.tables import Column, RowTable
 
-# The counts come right after the name: a narrow pane shows only the columns that fit, and
-# what it leaves out (the engine and harnesses) is in the member's line on the right too.
+# The counts come right after the name: a narrow pane shows the leading columns that fit
+# whole, and what it leaves out (the engine and harnesses) is in the member's line too.
 COLUMNS = (
     ("member", "member", 22),
     ("role", "role", 12),
@@ -37,20 +37,6 @@ COLUMNS = (
 )
 
 WIDTH = {key: width for key, _, width in COLUMNS}
-CELL_PADDING = 2
-"""What the table draws around each column's cells (one space each side)."""
-
-
-def fitting(width: int) -> tuple[tuple[str, str, int], ...]:
-    """The leading columns that fit in ``width`` cells whole (the name at least)."""
-    shown: list[tuple[str, str, int]] = []
-    used = 0
-    for column in COLUMNS:
-        used += column[2] + CELL_PADDING
-        if used > width and shown:
-            break
-        shown.append(column)
-    return tuple(shown)
 
 
 def _count(value: int | None) -> str:
@@ -104,7 +90,6 @@ highlighted member the one the Timeline and Skills panes show; **l** shows the
         self.rows: list[MemberRow] = []
         self._soul_shown: tuple[str, str] | None = None
         self._counted = False
-        self._columns: tuple[tuple[str, str, int], ...] = COLUMNS
 
     def compose(self) -> ComposeResult:
         # The table comes with the roster (after the first frame, which stays light).
@@ -120,8 +105,7 @@ highlighted member the one the Timeline and Skills panes show; **l** shows the
             return found.first()
         table = titled(RowTable(id="members-table", zebra_stripes=True), "Team")
         await self.mount(table, before=0)
-        self._columns = fitting(self.size.width - 2)  # inside the table's border
-        table.add_fixed_columns(self._columns)
+        table.show_columns(self._fitting())
         if self.has_focus_within or self.screen.focused is None:
             table.focus()
         return table
@@ -152,21 +136,21 @@ highlighted member the one the Timeline and Skills panes show; **l** shows the
                 "engine": clip(m.engine, WIDTH["engine"]),
                 "harnesses": clip(", ".join(m.harnesses), WIDTH["harnesses"]),
             }
-            table.add_row(*(cells[key] for key, _, _ in self._columns), key=m.name)
+            table.add_row(*(cells[str(key.value)] for key in table.columns), key=m.name)
         table.rows_added()
         if rows:
             table.move_cursor(row=min(keep, len(rows) - 1))
             self._show_soul(min(keep, len(rows) - 1))
 
+    def _fitting(self) -> tuple[Column, ...]:
+        from viva_tui.widgets.tables import leading_columns
+
+        return leading_columns(COLUMNS, self.size.width - 2)  # inside the table's border
+
     async def on_resize(self) -> None:
         found = self.query("#members-table")
-        if not found or fitting(self.size.width - 2) == self._columns:
-            return
-        table = cast("RowTable", found.first())
-        self._columns = fitting(self.size.width - 2)
-        table.clear(columns=True)
-        table.add_fixed_columns(self._columns)
-        await self.show_members(self.rows, self._counted)
+        if found and cast("RowTable", found.first()).show_columns(self._fitting()):
+            await self.show_members(self.rows, self._counted)
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         event.stop()

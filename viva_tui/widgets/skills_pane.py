@@ -20,15 +20,16 @@ from viva_tui.views import CurveData, SkillRow, SkillsData
 from viva_tui.widgets.decay_plot import DecayPlot
 from viva_tui.widgets.format import clip, local, plural, sparkline, when
 from viva_tui.widgets.pane import Pane, titled
-from viva_tui.widgets.tables import RowTable
+from viva_tui.widgets.tables import RowTable, leading_columns
 
+# A narrow table shows the leading columns that fit whole (the weight and its track first).
 COLUMNS = (
     ("skill", "skill", 22),
     ("status", "status", 11),
     ("weight", "weight", 6),
     ("track", "track", 7),
-    ("last used", "last used", 10),
     ("uses", "uses", 4),
+    ("last used", "last used", 10),
     ("trend", "trend", 10),
 )
 NAME_WIDTH = COLUMNS[0][2]
@@ -137,9 +138,13 @@ every 30 of the member's sessions (session track) or every 60 days (time track).
         )
 
     def on_mount(self) -> None:
-        table = self.query_one(RowTable)
-        table.add_fixed_columns(COLUMNS)
+        self.query_one(RowTable).add_fixed_columns(COLUMNS)
         self.query_one("#skills-banner", Static).display = False
+
+    def on_resize(self) -> None:
+        table = self.query_one(RowTable)
+        if table.show_columns(leading_columns(COLUMNS, table.size.width)) and self.data:
+            self.show_skills(self.data)
 
     def focus_main(self) -> None:
         self.query_one(RowTable).focus()
@@ -174,16 +179,18 @@ every 30 of the member's sessions (session track) or every 60 days (time track).
         top = max((w for r in data.rows for w in r.spark), default=1.0)
         for r in data.rows:
             colour = vars_.get(STATUS_VAR.get(r.status, ""), "")
-            table.add_row(
-                Text(clip(r.name, NAME_WIDTH), style="bold" if r.status != "forgotten" else "dim"),
-                Text(r.status.replace("_", " "), style=colour),
-                f"{r.weight:.3f}",
-                r.track,
-                f"{local(r.last_used):%Y-%m-%d}" if r.last_used else "—",
-                str(r.uses),
-                Text(sparkline(r.spark, 10, top), style=vars_.get("decay-curve", "")),
-                key=r.name,
-            )
+            cells: dict[str, object] = {
+                "skill": Text(
+                    clip(r.name, NAME_WIDTH), style="bold" if r.status != "forgotten" else "dim"
+                ),
+                "status": Text(r.status.replace("_", " "), style=colour),
+                "weight": f"{r.weight:.3f}",
+                "track": r.track,
+                "uses": str(r.uses),
+                "last used": f"{local(r.last_used):%Y-%m-%d}" if r.last_used else "—",
+                "trend": Text(sparkline(r.spark, 10, top), style=vars_.get("decay-curve", "")),
+            }
+            table.add_row(*(cells[str(key.value)] for key in table.columns), key=r.name)
         table.rows_added()
         if keep in self.rows:
             table.move_cursor(row=list(self.rows).index(keep))

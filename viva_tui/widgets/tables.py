@@ -11,6 +11,24 @@ from textual.widgets import DataTable, OptionList
 from textual.widgets.data_table import CellDoesNotExist
 from textual.widgets.option_list import Option
 
+Column = tuple[str, str, int]
+"""A table column: key, label, width in cells."""
+CELL_PADDING = 2
+"""What a table draws around each column's cells (one space each side)."""
+
+
+def leading_columns(columns: Sequence[Column], width: int) -> tuple[Column, ...]:
+    """The leading ``columns`` that fit whole in ``width`` cells (the first one at least):
+    a narrow table leaves the last columns out rather than cut one at its edge."""
+    shown: list[Column] = []
+    used = 0
+    for column in columns:
+        used += column[2] + CELL_PADDING
+        if used > width and shown:
+            break
+        shown.append(column)
+    return tuple(shown)
+
 
 class RowTable(DataTable[object], inherit_bindings=False):
     """A row-cursor :class:`DataTable` without its own Enter binding, plus j/k."""
@@ -24,11 +42,21 @@ class RowTable(DataTable[object], inherit_bindings=False):
     def __init__(self, *, id: str | None = None, zebra_stripes: bool = False) -> None:
         super().__init__(id=id, cursor_type="row", zebra_stripes=zebra_stripes)
 
-    def add_fixed_columns(self, columns: Sequence[tuple[str, str, int]]) -> None:
+    def add_fixed_columns(self, columns: Sequence[Column]) -> None:
         """``(key, label, width)`` columns: widths known up front, never measured late
         (the table otherwise sizes columns when idle, after the rows are drawn)."""
         for key, label, width in columns:
             self.add_column(label, key=key, width=width)
+
+    def show_columns(self, columns: Sequence[Column]) -> bool:
+        """Have exactly ``columns`` (its rows cleared when they change); whether they did."""
+        if tuple((str(k.value), c.label.plain, c.width) for k, c in self.columns.items()) == (
+            tuple(columns)
+        ):
+            return False
+        self.clear(columns=True)
+        self.add_fixed_columns(columns)
+        return True
 
     def rows_added(self) -> None:
         """Have the new rows measured now: the table sizes its columns when idle, and a
