@@ -15,7 +15,7 @@ from viva_tui.dialogs.confirm import ConfirmModal
 from viva_tui.dialogs.report import ReportDialog, shift_week
 from viva_tui.widgets.skills_pane import COLUMNS, SkillsPane
 from viva_tui.widgets.tables import RowList, RowTable
-from viva_tui.widgets.timeline_pane import TimelinePane
+from viva_tui.widgets.timeline_pane import EVENT_PREVIEW, TimelinePane
 
 from .helpers import drive, settle
 
@@ -249,3 +249,34 @@ def test_at_80x24_each_timeline_session_keeps_its_message_count(
     rows = [line for line in lines if re.search(r"\d\d:\d\d  (" + "|".join(harnesses) + ")", line)]
     assert len(rows) >= 3, lines
     assert all(re.search(r"\d+ msgs?  ", row) for row in rows), rows
+
+
+def test_the_preview_says_what_an_event_row_is(app: VivaApp) -> None:
+    """On a skill or principle event (no transcript) the preview says so instead of going
+    blank or keeping the last session's transcript."""
+
+    async def script(pilot: Pilot[None]) -> tuple[str, str]:
+        await settle(pilot)
+        screen: Any = pilot.app.screen
+        screen.choose_member("samuel", announce=False)
+        await pilot.press("3")
+        await settle(pilot)
+        pane = screen.query_one(TimelinePane)
+        listing = pane.query_one(RowList)
+        ids = [listing.get_option_at_index(i).id for i in range(listing.option_count)]
+        on_session = next(i for i, sid in enumerate(ids) if sid and sid.startswith("s:"))
+        listing.highlighted = on_session
+        await settle(pilot)
+        session_text = str(pane.query_one("#timeline-preview .transcript-body").render())
+        on_event = next(
+            i
+            for i, sid in enumerate(ids)
+            if not sid and not listing.get_option_at_index(i).disabled
+        )
+        listing.highlighted = on_event
+        await settle(pilot)
+        return session_text, str(pane.query_one("#timeline-preview .transcript-body").render())
+
+    session_text, event_text = drive(app, script)
+    assert EVENT_PREVIEW not in session_text and session_text.strip()
+    assert EVENT_PREVIEW in event_text

@@ -28,6 +28,9 @@ NEAR_END = 40
 EVENT_STYLE = {"skill": "$decay-curve", "principle": "$approval-needed"}
 
 
+EVENT_PREVIEW = "A skill or principle event: the row is all there is. Sessions preview here."
+
+
 def marked(snippet: str, spans: Sequence[tuple[int, int]], width: int) -> Content:
     """``snippet`` with the recall service's match spans in ``$search-hit``, on one line."""
     text = snippet.replace("\n", " ")
@@ -301,6 +304,8 @@ decisions between them.
     def _ask_preview(self) -> None:
         if sid := self._current_session():
             self.ask(self.PreviewRequested(sid))
+        elif self.query_one(RowList).highlighted_option is not None:
+            self.query_one(TranscriptView).show(None, placeholder=EVENT_PREVIEW)
 
     def show_preview(self, transcript: Transcript) -> None:
         if transcript.session.id == self._current_session():
