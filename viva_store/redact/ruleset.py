@@ -87,7 +87,7 @@ class RuleSet:
 def _user_rule(rule: Any) -> Rule:
     return Rule(
         id=rule.name,
-        pattern=re.compile(rule.regex),
+        pattern=rule.regex,
         description=rule.description or "a rule from config.toml [redact]",
         source="config.toml [redact]",
         keywords=rule.keywords,
