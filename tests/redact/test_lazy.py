@@ -1,6 +1,7 @@
 """A process compiles only the rule patterns its texts need: importing the redactor and
-redacting a sentence with no keyword compiles none, a text with a secret only the rules
-whose keywords it holds. Each case runs in a fresh interpreter, which watches re.compile."""
+redacting a sentence with no keyword compiles none (nor a keyword automaton), a text with
+a secret only the rules whose keywords it holds. Each case runs in a fresh interpreter,
+which watches re.compile."""
 
 from __future__ import annotations
 
@@ -31,9 +32,10 @@ from viva_store.redact import active, redacted
 text = sys.argv[1]
 out = redacted(text)
 seen = set(compiled)
-rules = active().rules
+rules, index = active().rules, active().index
 print(json.dumps({
     "out": out,
+    "automaton": index._database is not None or index._regexes is not None,
     "compiled": sorted(r.id for r in rules if r.compiled.pattern in seen),
     "flagged": sorted(rules[i].id for i in active().index.find(text)),
 }))
@@ -61,6 +63,7 @@ def test_a_sentence_without_keywords_compiles_no_rule_pattern() -> None:
     assert result["out"] == text
     assert result["flagged"] == []
     assert result["compiled"] == []
+    assert not result["automaton"]
 
 
 def test_a_secret_compiles_only_the_rules_whose_keywords_it_holds() -> None:

@@ -10,7 +10,10 @@ With Hyperscan (Linux x86-64 wheels) one pass of a multi-literal automaton over
 the UTF-8 text reports every occurrence of every keyword; without it the regex
 prefilter (:mod:`viva_store.redact.prefilter`) answers the same question. Both
 give the same answer exactly (a property test holds them to it); Hyperscan is an
-order of magnitude faster. Each is built when first searched with.
+order of magnitude faster. Each automaton is built when first searched with, and
+costs milliseconds to build: the first texts a process searches, while they are
+few and short, are searched directly, keyword by keyword at each position, which
+gives the same answer again and builds nothing.
 """
 
 from __future__ import annotations
@@ -50,6 +53,12 @@ def _hyperscan() -> Any:
     return hyperscan
 
 
+_DIRECT_CHARS = 20_000
+"""How many characters an index searches directly before it builds an automaton: about
+what building one costs (milliseconds) at the pace of the direct search, so a process
+that redacts a few typed strings builds none."""
+
+
 def _expression(keyword: str) -> bytes:
     """A Hyperscan expression matching exactly ``keyword`` (every byte hex-escaped)."""
     return "".join(f"\\x{b:02x}" for b in keyword.encode()).encode()
@@ -76,10 +85,44 @@ class KeywordIndex:
         self._by_keyword: dict[tuple[str, bool], list[tuple[int, bool]]] = {}
         for n, (kw, caseless, bounded) in enumerate(self._entries):
             self._by_keyword.setdefault((kw, caseless), []).append((n, bounded))
+        # first two characters (lower case for a caseless keyword) -> entry indices,
+        # exact keywords then caseless ones, for the direct search
+        self._heads: tuple[dict[str, list[int]], dict[str, list[int]]] = ({}, {})
+        for n, (kw, caseless, _) in enumerate(self._entries):
+            self._heads[caseless].setdefault(kw[:2], []).append(n)
+        self._direct_left = _DIRECT_CHARS
         self._regexes: list[tuple[bool, Prefilter]] | None = None
         self._lock = threading.Lock()
         self._local = threading.local()
         self._database: Any = None
+
+    # -- the direct search ----------------------------------------------------
+
+    def _direct(self, texts: Sequence[str]) -> bool:
+        """Whether to search ``texts`` directly: while no automaton is built and, with
+        them, fewer than :data:`_DIRECT_CHARS` characters have been searched."""
+        size = sum(map(len, texts))
+        if self._database is not None or self._regexes is not None or size > self._direct_left:
+            self._direct_left = 0
+            return False
+        self._direct_left -= size
+        return True
+
+    def _hits_direct(self, text: str) -> Iterator[tuple[int, int]]:
+        """``(start, entry index)`` of every keyword occurrence, by looking up the two
+        characters at each position: nothing to build, a few microseconds a short text."""
+        entries = self._entries
+        for caseless, heads in enumerate(self._heads):
+            hay = ascii_lower(text) if caseless else text
+            for i in range(len(hay) - 1):
+                for n in heads.get(hay[i : i + 2], ()):
+                    kw, _, bounded = entries[n]
+                    if (
+                        hay.startswith(kw, i)
+                        and (not caseless or text[i : i + len(kw)].isascii())
+                        and (not bounded or at_boundary(text, i))
+                    ):
+                        yield i, n
 
     # -- Hyperscan ------------------------------------------------------------
 
@@ -160,6 +203,8 @@ class KeywordIndex:
                     if not bounded or at_boundary(text, start):
                         yield start, n
 
+    # -- either search: what its hits mean -----------------------------------
+
     def _found(self, hits: Iterator[tuple[int, int]]) -> dict[int, list[int]]:
         found: dict[int, list[int]] = {}
         for start, n in hits:
@@ -180,6 +225,8 @@ class KeywordIndex:
     def find(self, text: str, *, fast: bool = True) -> dict[int, list[int]]:
         """Map each rule whose keywords occur in ``text`` to the keyword start positions
         (in any order, perhaps repeated). ``fast=False`` forces the regex prefilter."""
+        if fast and self._direct([text]):
+            return self._found(self._hits_direct(text))
         scanner = self._scanner() if fast else None
         return self._find_fast(text, scanner) if scanner else self._found(self._hits_regex(text))
 
@@ -189,14 +236,16 @@ class KeywordIndex:
         """Indices of the ``texts`` in which a keyword occurs that suffices on its own, and
         for each other text the partial rules whose keywords occur in it: a Hyperscan pass
         over each text that stops at its first sufficient keyword (a long text that holds
-        one mostly holds many), or one regex check per text (``fast=False`` or no
-        Hyperscan)."""
+        one mostly holds many), or one regex check (or direct search) per text
+        (``fast=False`` or no Hyperscan)."""
         found: set[int] = set()
         maybe: dict[int, set[int]] = {}
-        scanner = self._scanner() if fast else None
+        direct = fast and self._direct(texts)
+        scanner = self._scanner() if fast and not direct else None
         if scanner is None or not texts:
+            search = self._hits_direct if direct else self._hits_regex
             for n, text in enumerate(texts):
-                whole, partly = self._screened(self._hits_regex(text))
+                whole, partly = self._screened(search(text))
                 if whole:
                     found.add(n)
                 elif partly:

@@ -72,8 +72,8 @@ class RuleSet:
         return found
 
     def occurs(self, text: str) -> bool:
-        """:meth:`flagged` for one short text (the regex prefilter)."""
-        return bool(self.flagged([text], fast=False))
+        """:meth:`flagged` for one text."""
+        return bool(self.flagged([text]))
 
     def kept(self, value: str) -> bool:
         """Whether ``value``, found by some rule, stays: allow-listed, or a public JWT."""
