@@ -11,13 +11,14 @@ import sys
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from viva_store.redact import active, gate
+from viva_store.redact import RuleSet, active, gate
 from viva_store.redact.engine import may_hold_secret, redact_text, secret_spans
 from viva_store.redact.rule import Rule
 
 # Compile the Hyperscan database now, not inside a timed example.
 gate.flagged(["warm up"])
 active().index.find("warm up")
+gate.accelerated()  # builds it even so: the first texts of a process are searched directly
 
 keywords = st.sampled_from(gate.KEYWORDS + gate.CASELESS)
 filler = st.one_of(
@@ -70,6 +71,19 @@ def test_keyword_positions_are_the_same_with_and_without_hyperscan(text: str) ->
         for i in index.find(text, fast=False)
     )
     assert may_hold_secret(text) == expected
+
+
+@given(st.lists(texts_with_keywords(), max_size=6))
+def test_the_first_texts_searched_directly_give_the_same_answers(texts: list[str]) -> None:
+    """A rule set that has built no automaton yet looks for keywords directly."""
+    fresh = RuleSet(active().rules, "fresh")
+    index = active().index
+    for text in texts:
+        found = _as_sets(fresh.index.find(text))
+        assert found == _as_sets(index.find(text)) == _as_sets(index.find(text, fast=False))
+    assert fresh.flagged(texts) == gate.flagged(texts) == gate.flagged(texts, fast=False)
+    assert [fresh.occurs(text) for text in texts] == [may_hold_secret(t) for t in texts]
+    assert fresh.index._database is None and fresh.index._regexes is None  # still direct
 
 
 rule_examples = st.sampled_from([r for r in active().rules if r.tp_example])

@@ -11,10 +11,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from viva_store.redact import GITLEAKS_SOURCE, RULES_BY_ID, Rule, redact_text
 from viva_store.redact.rules import GITLEAKS_RULES, VIVA_RULES
-from viva_store.redact.rules_gitleaks import TABLE, shannon_entropy
+from viva_store.redact.rules_gitleaks import TABLE, Stopwords, shannon_entropy
 
 from .gitleaks_examples import false_positive, prose, true_positive
 from .sampler import sample
@@ -183,3 +185,9 @@ def test_worst_case_inputs_stay_fast(rule: Rule) -> None:
         start = time.perf_counter()
         list(rule.spans(text))
         assert time.perf_counter() - start < 2.0
+
+
+@given(st.text(alphabet="abcektoyn_-01é", max_size=30))
+def test_a_stopword_is_found_wherever_it_occurs(text: str) -> None:
+    words = ["key", "token", "ab", "é", "keyed", "n_1"]
+    assert Stopwords(words).any_in(text) == any(w in text for w in words)

@@ -10,11 +10,15 @@ With Hyperscan (Linux x86-64 wheels) one pass of a multi-literal automaton over
 the UTF-8 text reports every occurrence of every keyword; without it the regex
 prefilter (:mod:`viva_store.redact.prefilter`) answers the same question. Both
 give the same answer exactly (a property test holds them to it); Hyperscan is an
-order of magnitude faster.
+order of magnitude faster. Each automaton is built when first searched with, and
+costs milliseconds to build: the first texts a process searches, while they are
+few and short, are searched directly, keyword by keyword at each position, which
+gives the same answer again and builds nothing.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 import threading
 from collections.abc import Iterator, Sequence
@@ -22,12 +26,6 @@ from typing import Any
 
 from viva_store.redact.prefilter import Prefilter
 from viva_store.redact.rule import ascii_lower, at_boundary
-
-_hs: Any
-try:  # pragma: no cover - which branch runs depends on the platform
-    import hyperscan as _hs
-except ImportError:  # pragma: no cover
-    _hs = None
 
 Entry = tuple[str, bool, bool]
 """A keyword, whether it is caseless, whether it is bounded."""
@@ -42,6 +40,23 @@ def _at_boundary(data: bytes, start: int) -> bool:
     if start == 0 or data[start - 1] not in _WORD_BYTES:
         return True
     return _ESCAPE_BEFORE.search(data, max(0, start - 6), start) is not None
+
+
+@functools.cache
+def _hyperscan() -> Any:
+    """The Hyperscan module (imported when first searched with), or None where it is
+    not installed."""
+    try:  # pragma: no cover - which branch runs depends on the platform
+        import hyperscan
+    except ImportError:  # pragma: no cover
+        return None
+    return hyperscan
+
+
+_DIRECT_CHARS = 20_000
+"""How many characters an index searches directly before it builds an automaton: about
+what building one costs (milliseconds) at the pace of the direct search, so a process
+that redacts a few typed strings builds none."""
 
 
 def _expression(keyword: str) -> bytes:
@@ -70,36 +85,69 @@ class KeywordIndex:
         self._by_keyword: dict[tuple[str, bool], list[tuple[int, bool]]] = {}
         for n, (kw, caseless, bounded) in enumerate(self._entries):
             self._by_keyword.setdefault((kw, caseless), []).append((n, bounded))
-        exact = {kw for kw, c in self._by_keyword if not c}
-        folded = {kw for kw, c in self._by_keyword if c}
-        self._exact_re = Prefilter(exact) if exact else None
-        self._caseless_re = Prefilter(folded) if folded else None
+        # first two characters (lower case for a caseless keyword) -> entry indices,
+        # exact keywords then caseless ones, for the direct search
+        self._heads: tuple[dict[str, list[int]], dict[str, list[int]]] = ({}, {})
+        for n, (kw, caseless, _) in enumerate(self._entries):
+            self._heads[caseless].setdefault(kw[:2], []).append(n)
+        self._direct_left = _DIRECT_CHARS
+        self._regexes: list[tuple[bool, Prefilter]] | None = None
         self._lock = threading.Lock()
         self._local = threading.local()
         self._database: Any = None
 
+    # -- the direct search ----------------------------------------------------
+
+    def _direct(self, texts: Sequence[str]) -> bool:
+        """Whether to search ``texts`` directly: while no automaton is built and, with
+        them, fewer than :data:`_DIRECT_CHARS` characters have been searched."""
+        size = sum(map(len, texts))
+        if self._database is not None or self._regexes is not None or size > self._direct_left:
+            self._direct_left = 0
+            return False
+        self._direct_left -= size
+        return True
+
+    def _hits_direct(self, text: str) -> Iterator[tuple[int, int]]:
+        """``(start, entry index)`` of every keyword occurrence, by looking up the two
+        characters at each position: nothing to build, a few microseconds a short text."""
+        entries = self._entries
+        for caseless, heads in enumerate(self._heads):
+            hay = ascii_lower(text) if caseless else text
+            for i in range(len(hay) - 1):
+                for n in heads.get(hay[i : i + 2], ()):
+                    kw, _, bounded = entries[n]
+                    if (
+                        hay.startswith(kw, i)
+                        and (not caseless or text[i : i + len(kw)].isascii())
+                        and (not bounded or at_boundary(text, i))
+                    ):
+                        yield i, n
+
     # -- Hyperscan ------------------------------------------------------------
 
     def _scanner(self) -> tuple[Any, Any] | None:
-        """The compiled database and this thread's scratch space (None without Hyperscan)."""
-        if _hs is None or not self._entries:
+        """The compiled database and this thread's scratch space (None without Hyperscan),
+        built when first searched with."""
+        hs = _hyperscan()
+        if hs is None or not self._entries:
             return None
         if self._database is None:
             with self._lock:
                 if self._database is None:
-                    db = _hs.Database(mode=_hs.HS_MODE_BLOCK)
+                    db = hs.Database(mode=hs.HS_MODE_BLOCK)
                     # Plain literals compile in milliseconds; a word boundary is checked
                     # where a bounded keyword is found, in the match callback.
                     db.compile(
                         expressions=[_expression(kw) for kw, _, _ in self._entries],
                         ids=list(range(len(self._entries))),
                         elements=len(self._entries),
-                        flags=[_hs.HS_FLAG_CASELESS if c else 0 for _, c, _ in self._entries],
+                        flags=[hs.HS_FLAG_CASELESS if c else 0 for _, c, _ in self._entries],
                     )
                     self._database = db
         scratch = getattr(self._local, "scratch", None)
         if scratch is None:
-            scratch = self._local.scratch = _hs.Scratch(self._database)
+            scratch = self._local.scratch = hs.Scratch(self._database)
         return self._database, scratch
 
     def accelerated(self) -> bool:
@@ -131,29 +179,42 @@ class KeywordIndex:
 
     # -- the regex prefilter --------------------------------------------------
 
+    def _prefilters(self) -> list[tuple[bool, Prefilter]]:
+        """The regex prefilter of the exact keywords and that of the caseless ones, built
+        when first searched with."""
+        if self._regexes is None:
+            regexes = []
+            for caseless in (False, True):
+                keywords = {kw for kw, c in self._by_keyword if c == caseless}
+                if keywords:
+                    regexes.append((caseless, Prefilter(keywords)))
+            self._regexes = regexes
+        return self._regexes
+
     def _hits_regex(self, text: str) -> Iterator[tuple[int, int]]:
         """``(start, entry index)`` of every keyword occurrence (regex prefilter)."""
-        passes: list[tuple[bool, Iterator[tuple[int, str]]]] = []
-        if self._exact_re is not None:
-            passes.append((False, self._exact_re.occurrences(text)))
-        if self._caseless_re is not None:
-            passes.append((True, self._caseless_re.occurrences(ascii_lower(text), text)))
-        for caseless, occurrences in passes:
+        for caseless, prefilter in self._prefilters():
+            if caseless:
+                occurrences = prefilter.occurrences(ascii_lower(text), text)
+            else:
+                occurrences = prefilter.occurrences(text)
             for start, kw in occurrences:
                 for n, bounded in self._by_keyword[(kw, caseless)]:
                     if not bounded or at_boundary(text, start):
                         yield start, n
 
-    def _find_regex(self, text: str) -> dict[int, list[int]]:
+    # -- either search: what its hits mean -----------------------------------
+
+    def _found(self, hits: Iterator[tuple[int, int]]) -> dict[int, list[int]]:
         found: dict[int, list[int]] = {}
-        for start, n in self._hits_regex(text):
+        for start, n in hits:
             for rule in self._rules[n]:
                 found.setdefault(rule, []).append(start)
         return found
 
-    def _screen_regex(self, text: str) -> tuple[bool, set[int]]:
+    def _screened(self, hits: Iterator[tuple[int, int]]) -> tuple[bool, set[int]]:
         seen: set[int] = set()
-        for _, entry in self._hits_regex(text):
+        for _, entry in hits:
             if not self._partial[entry]:
                 return True, set()
             seen.update(self._rules[entry])
@@ -164,8 +225,10 @@ class KeywordIndex:
     def find(self, text: str, *, fast: bool = True) -> dict[int, list[int]]:
         """Map each rule whose keywords occur in ``text`` to the keyword start positions
         (in any order, perhaps repeated). ``fast=False`` forces the regex prefilter."""
+        if fast and self._direct([text]):
+            return self._found(self._hits_direct(text))
         scanner = self._scanner() if fast else None
-        return self._find_fast(text, scanner) if scanner else self._find_regex(text)
+        return self._find_fast(text, scanner) if scanner else self._found(self._hits_regex(text))
 
     def screen(
         self, texts: Sequence[str], *, fast: bool = True
@@ -173,14 +236,16 @@ class KeywordIndex:
         """Indices of the ``texts`` in which a keyword occurs that suffices on its own, and
         for each other text the partial rules whose keywords occur in it: a Hyperscan pass
         over each text that stops at its first sufficient keyword (a long text that holds
-        one mostly holds many), or one regex check per text (``fast=False`` or no
-        Hyperscan)."""
+        one mostly holds many), or one regex check (or direct search) per text
+        (``fast=False`` or no Hyperscan)."""
         found: set[int] = set()
         maybe: dict[int, set[int]] = {}
-        scanner = self._scanner() if fast else None
+        direct = fast and self._direct(texts)
+        scanner = self._scanner() if fast and not direct else None
         if scanner is None or not texts:
+            search = self._hits_direct if direct else self._hits_regex
             for n, text in enumerate(texts):
-                whole, partly = self._screen_regex(text)
+                whole, partly = self._screened(search(text))
                 if whole:
                     found.add(n)
                 elif partly:
@@ -188,6 +253,7 @@ class KeywordIndex:
             return found, maybe
         sizes, bounded, partial, rules = self._sizes, self._bounded, self._partial, self._rules
         database, scratch = scanner
+        terminated = _hyperscan().ScanTerminated
         for n, text in enumerate(texts):
             data = text.encode("utf-8", "surrogatepass")
             seen: set[int] = set()
@@ -202,7 +268,7 @@ class KeywordIndex:
 
             try:
                 database.scan(data, match_event_handler=on_match, scratch=scratch)
-            except _hs.ScanTerminated:  # a callback said True: a sufficient keyword occurs
+            except terminated:  # a callback said True: a sufficient keyword occurs
                 found.add(n)
             else:
                 if seen:

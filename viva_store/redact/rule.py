@@ -38,8 +38,8 @@ _LEFT = r"A-Za-z0-9_\-"
 _ESCAPES = (r"\\[nrtbf]", r"\\u[0-9a-fA-F]{4}", r"[\[;][0-9]m", r"[\[;][0-9]{2}m")
 
 
-def token(head: str, body: str, *, tail: str = r"A-Za-z0-9_\-") -> re.Pattern[str]:
-    """Compile a token rule: ``head`` (a fixed-width regex starting with a literal) + ``body``.
+def token(head: str, body: str, *, tail: str = r"A-Za-z0-9_\-") -> str:
+    """The regex of a token rule: ``head`` (a fixed-width regex starting with a literal) + ``body``.
 
     The left-boundary check is placed *after* the literal head so that the regex
     engine keeps its fast literal-prefix search; the match must not be followed
@@ -47,7 +47,7 @@ def token(head: str, body: str, *, tail: str = r"A-Za-z0-9_\-") -> re.Pattern[st
     """
     escaped = "".join(f"|(?<={e}{head})" for e in _ESCAPES)
     left = rf"(?:(?<![{_LEFT}]{head}){escaped})"
-    return re.compile(rf"{head}{left}(?:{body})(?![{tail}])")
+    return rf"{head}{left}(?:{body})(?![{tail}])"
 
 
 def fill(n: int, alphabet: str = ALNUM, seed: int = 7) -> str:
@@ -127,9 +127,11 @@ def _positions(text: str, exact: tuple[str, ...], caseless: tuple[str, ...]) -> 
 class Rule:
     """One kind of secret: how to find it, and the evidence that the finder is right.
 
-    ``pattern`` matches the secret; when context is part of the match (a header
-    name, ``KEY=``), the secret itself is the named group ``secret`` (or
-    ``secret2``/``secret3`` for alternative shapes) and only that is replaced.
+    ``pattern`` is the regex of the secret, compiled with ``flags`` when the rule is
+    first tried: a process compiles only the rules whose keywords its texts hold. When
+    context is part of the match (a header name, ``KEY=``), the secret itself is the
+    named group ``secret`` (or ``secret2``/``secret3`` for alternative shapes) and only
+    that is replaced.
     ``keywords`` (exact) and ``caseless`` (lower case, matched in any ASCII case)
     are literals of which at least one occurs in every text the rule can find a
     secret in: text without any of them is never searched with ``pattern``. An
@@ -143,7 +145,7 @@ class Rule:
     """
 
     id: str
-    pattern: re.Pattern[str] | str  # or its source, compiled with ``flags`` on first use
+    pattern: str
     description: str
     source: str
     tp_example_parts: tuple[str, ...] = ()
@@ -169,9 +171,7 @@ class Rule:
 
     def _compile(self) -> tuple[re.Pattern[str], tuple[str, ...]]:
         if not self._cache:
-            pattern = self.pattern
-            if isinstance(pattern, str):
-                pattern = re.compile(pattern, self.flags)
+            pattern = re.compile(self.pattern, self.flags)
             groups = tuple(g for g in _SECRET_GROUPS if g in pattern.groupindex)
             self._cache.append((pattern, groups))
         return self._cache[0]

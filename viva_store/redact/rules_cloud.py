@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import re
-
 from viva_store.redact.rule import B64, B64URL, HEX, UPPER_DIGITS, Rule, cases, fill, token
 
 _GL = "gitleaks default rule"
@@ -25,7 +23,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         id="aws-secret-access-key",
-        pattern=re.compile(
+        pattern=(
             rf"(?i:secret(?:[_-]?access)?[_-]?key){_ASSIGN}(?P<secret>{_B64_CHAR}{{40}}){_B64_END}"
         ),
         description="AWS secret access key in an assignment (aws_secret_access_key = ...)",
@@ -37,7 +35,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         id="aws-session-token",
-        pattern=re.compile(
+        pattern=(
             rf"(?i:session[_-]?token|security[_-]token){_ASSIGN}"
             rf"(?P<secret>{_B64_CHAR}{{100,4096}}){_B64_END}"
         ),
@@ -100,7 +98,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         id="gcp-service-account-key",
-        pattern=re.compile(
+        pattern=(
             r"""private_key\\*["']\s{0,4}:\s{0,4}\\*["']"""
             r"(?P<secret>(?:[A-Za-z0-9+/=\s:,.\-]|\\+[nrt/]){40,16000})"
         ),
@@ -113,7 +111,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         id="azure-storage-account-key",
-        pattern=re.compile(rf"AccountKey=(?P<secret>{_B64_CHAR}{{40,120}}){_B64_END}"),
+        pattern=rf"AccountKey=(?P<secret>{_B64_CHAR}{{40,120}}){_B64_END}",
         description="Azure storage account key in a connection string (AccountKey=...)",
         source="GitHub secret scanning pattern list (Azure Storage account key)",
         tp_example_parts=(
@@ -126,7 +124,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         id="azure-shared-access-key",
-        pattern=re.compile(rf"SharedAccessKey=(?P<secret>{_B64_CHAR}{{20,120}}){_B64_END}"),
+        pattern=rf"SharedAccessKey=(?P<secret>{_B64_CHAR}{{20,120}}){_B64_END}",
         description="Azure Service Bus / Event Hubs / IoT Hub shared access key",
         source="GitHub secret scanning pattern list (Azure SAS connection strings)",
         tp_example_parts=(

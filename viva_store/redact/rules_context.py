@@ -89,7 +89,7 @@ def _accept_assignment(m: re.Match[str]) -> bool:
 RULES: tuple[Rule, ...] = (
     Rule(
         id="url-password",
-        pattern=re.compile(
+        pattern=(
             r""":(?:\\?/){2}(?P<user>[^\s:/@"'<>\\]{0,256}):"""
             r"""(?P<secret>[^\s:/@"'<>\\]{1,256})@(?=[A-Za-z0-9\[])"""
         ),
@@ -103,7 +103,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         id="authorization-header",
-        pattern=re.compile(
+        pattern=(
             rf"(?i:authorization){_HDR_SEP}"
             rf"(?:(?P<scheme>(?i:{'|'.join(sorted(_SCHEMES))}))\s{{1,4}})?"
             rf"(?P<secret>{_HDR_VALUE}{{8,8192}})(?!{_HDR_VALUE})"
@@ -118,9 +118,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         id="api-key-header",
-        pattern=re.compile(
-            rf"(?i:api-key){_HDR_SEP}(?P<secret>{_HDR_VALUE}{{8,1024}})(?!{_HDR_VALUE})"
-        ),
+        pattern=rf"(?i:api-key){_HDR_SEP}(?P<secret>{_HDR_VALUE}{{8,1024}})(?!{_HDR_VALUE})",
         description="x-api-key / api-key / x-goog-api-key header value",
         source="Anthropic and Azure OpenAI request headers (x-api-key, api-key)",
         tp_example_parts=("x-api-key: ", fill(40, seed=103)),
@@ -131,7 +129,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         id="bearer-token",
-        pattern=re.compile(
+        pattern=(
             r"(?i:bearer)\s{1,4}(?P<secret>(?:[A-Za-z0-9._~+\-]|\\?/){16,8192}=*)"
             r"(?![A-Za-z0-9._~+/=\-]|\\/)"
         ),
@@ -145,7 +143,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         id="secret-cli-flag",
-        pattern=re.compile(
+        pattern=(
             r"--(?:pass(?:word|wd)?|token|api-?key|secret|client-secret|auth-token|access-token)"
             r"(?P<sep>=|\s{1,4})(?P<q>\\?[\"'])?"
             r"(?P<secret>[^\s\"'`\\$<>(){}\[\];|&]{4,512})"
@@ -169,7 +167,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         id="secret-assignment",
-        pattern=re.compile(
+        pattern=(
             rf"(?P<word>(?i:{SECRET_WORDS})|_PASS(?:WORD|WD)?|_KEY)"
             # Not across a line break (`TOKEN=` then the next line), nor shell's `${X:+y}`.
             r"""(?:\\?["'])?[ \t]{0,4}(?::=|=>|=(?!=)|:(?![:/+\-=?]))[ \t]{0,4}"""

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import re
-
 from viva_store.redact.rule import B64, B64URL, HEX, UPPER_DIGITS, Rule, fill, token
 
 _GL = "gitleaks default rule"
@@ -37,7 +35,7 @@ def _body(seed: int) -> str:
 RULES: tuple[Rule, ...] = (
     Rule(
         id="private-key",
-        pattern=re.compile(
+        pattern=(
             # With an END line: the whole block. Without one (a truncated paste): up to
             # the end of the text, the next blank line or the closing quote.
             rf"{_PEM_HEAD}(?:{_BODY}{{0,64000}}?{_PEM_END}|(?:(?!{_BLANK}){_BODY}){{0,64000}})"
@@ -58,7 +56,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         id="putty-private-key",
-        pattern=re.compile(
+        pattern=(
             r"PuTTY-User-Key-File-\d:(?:[^\"\\]|\\+[nrt/]|\\+u[0-9a-fA-F]{4}){0,20000}?"
             r"Private-MAC:\s?[0-9a-f]{20,128}"
         ),

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import re
-
 from viva_store.redact.rule import B64URL, DIGITS, HEX, UPPER_DIGITS, Rule, cases, fill, token
 
 _GL = "gitleaks default rule"
@@ -48,7 +46,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         id="slack-webhook-url",
-        pattern=re.compile(
+        pattern=(
             rf"(?:https?:{_SLASH}{_SLASH})?hooks\.slack\.com{_SLASH}(?:services|workflows|triggers)"
             rf"{_SLASH}(?:[A-Za-z0-9_+\-]|{_SLASH}){{20,300}}"
         ),
@@ -112,7 +110,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         id="telegram-bot-token",
-        pattern=re.compile(r":(?P<secret>AA(?<=[0-9]{5}:AA)[A-Za-z0-9_\-]{33})(?![A-Za-z0-9_\-])"),
+        pattern=r":(?P<secret>AA(?<=[0-9]{5}:AA)[A-Za-z0-9_\-]{33})(?![A-Za-z0-9_\-])",
         description="Telegram bot token (123456789:AA...; the part after the colon is secret)",
         source="anthropics/claude-code #63593 (Telegram); after gitleaks 'telegram-bot-api-token'",
         tp_example_parts=(fill(10, "123456789", 75), ":", "AA", fill(33, B64URL, 76)),
@@ -121,7 +119,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         id="discord-bot-token",
-        pattern=re.compile(
+        pattern=(
             r"(?<![A-Za-z0-9_\-])[MNO][A-Za-z0-9_\-]{23,25}\.[A-Za-z0-9_\-]{6}"
             r"\.[A-Za-z0-9_\-]{27,38}(?![A-Za-z0-9_\-])"
         ),
@@ -141,7 +139,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         id="discord-webhook-url",
-        pattern=re.compile(
+        pattern=(
             rf"discord(?:app)?\.com{_SLASH}api{_SLASH}webhooks{_SLASH}\d{{5,25}}{_SLASH}"
             r"(?P<secret>[A-Za-z0-9_\-]{40,100})"
         ),

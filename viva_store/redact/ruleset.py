@@ -72,8 +72,8 @@ class RuleSet:
         return found
 
     def occurs(self, text: str) -> bool:
-        """:meth:`flagged` for one short text (the regex prefilter)."""
-        return bool(self.flagged([text], fast=False))
+        """:meth:`flagged` for one text."""
+        return bool(self.flagged([text]))
 
     def kept(self, value: str) -> bool:
         """Whether ``value``, found by some rule, stays: allow-listed, or a public JWT."""
@@ -87,7 +87,7 @@ class RuleSet:
 def _user_rule(rule: Any) -> Rule:
     return Rule(
         id=rule.name,
-        pattern=re.compile(rule.regex),
+        pattern=rule.regex,
         description=rule.description or "a rule from config.toml [redact]",
         source="config.toml [redact]",
         keywords=rule.keywords,
