@@ -44,7 +44,8 @@ from viva_store.config import Config
 from viva_store.importing.harness.claude_code.reader import READER as claude_code
 from viva_store.importing.harness.lines import iter_lines, open_source, to_records
 from viva_store.importing.harness.model import SourceFile
-from viva_store.importing.pipeline import default_workers, run_import
+from viva_store.importing.pipeline import run_import
+from viva_store.importing.pool import default_workers
 from viva_store.importing.prepare import Ledger, redact_message_fields, suspects
 from viva_store.redact import gate, redact_obj
 from viva_store.store import Context, Store
@@ -126,7 +127,7 @@ PEAK = textwrap.dedent(
     from pathlib import Path
     from viva_store.access import OWNER
     from viva_store.config import Config
-    from viva_store.importing.pipeline import default_workers, run_import
+    from viva_store.importing.pipeline import run_import
     from viva_store.store import Context, Store
     root, home = Path(sys.argv[1]), Path(sys.argv[2])
     store = Store.open(Config(home=home, db_url=f"sqlite:///{home / 'viva.db'}"))

@@ -29,9 +29,9 @@ from tests.harness.support import (
     token_totals,
     usage,
 )
+from viva_store.importing.harness import registry
 from viva_store.importing.harness.model import ParsedChunk, Record, SourceFile
 from viva_store.importing.harness.reader import LINE_KINDS, HarnessReader
-from viva_store.importing.harness.registry import READERS
 
 ROLES = {"user", "assistant", "system", "tool", "summary", "event"}
 SESSIONS = [(case, s) for case in CASES.values() for s in case.sessions]
@@ -46,7 +46,7 @@ def _id(value: Any) -> str:
 
 
 def reader_of(case: Case) -> HarnessReader:
-    return READERS[case.harness]
+    return registry.reader(case.harness)
 
 
 def sources(case: Case) -> dict[str, SourceFile]:
@@ -63,7 +63,11 @@ def read(case: Case, source: SourceFile, state: dict[str, Any] | None = None) ->
 
 
 def test_every_harness_has_a_case() -> None:
-    assert sorted(CASES) == sorted(READERS)
+    assert sorted(CASES) == sorted(registry.names())
+
+
+def test_each_harness_module_reads_that_harness() -> None:
+    assert [registry.reader(name).name for name in registry.names()] == registry.names()
 
 
 @pytest.mark.parametrize("case", CASES.values(), ids=_id)

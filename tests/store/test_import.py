@@ -286,7 +286,7 @@ def test_unchanged_files_are_reported_as_one_event(ctx: Context, tmp_path: Path)
 def test_the_skip_decision_reads_fingerprints_only(ctx: Context, tmp_path: Path) -> None:
     """What every run reads first: each known file's fingerprint. On SQLite from a
     covering index (the rows also hold the reader state); the same on both engines."""
-    from viva_store.importing.batch import _KNOWN, known_files
+    from viva_store.importing.sources import _KNOWN, known_files
 
     path = claude_code(tmp_path / "claude", spec())
     run(ctx, **{"claude-code": tmp_path / "claude"})

@@ -11,15 +11,16 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, insert, select
+from sqlalchemy import Connection
 
-from viva_store.db.schema import IMPORT_RUN, SOURCE_FILE
 from viva_store.importing.harness.model import ParsedChunk
 from viva_store.importing.paths import PathKeys
 from viva_store.importing.prepare import Batch, clean
-from viva_store.importing.read import FileState, QuarantinedLine
+from viva_store.importing.read import QuarantinedLine
+from viva_store.importing.state import FileState
+from viva_store.importing.summary import Tally
 from viva_store.importing.write import QuarantineRow, WriteResult, commit
-from viva_store.redact import RULESET_VERSION, FolderNames, redact_obj, redact_path, redact_text
+from viva_store.redact import RULESET_VERSION, FolderNames, redact_path, redact_text
 from viva_store.skills.uses import after_attribution
 from viva_store.store import Context
 from viva_store.triage.attribution import match_executions
@@ -27,23 +28,6 @@ from viva_store.triage.launched import match_window
 
 BATCH_BYTES = 8 << 20
 """Text a pending batch gathers before it is stored (bounds memory per transaction)."""
-
-
-@dataclass(slots=True)
-class Tally:
-    """What the writes of a run stored, added up."""
-
-    new_session_ids: set[str] = field(default_factory=set)
-    updated_session_ids: set[str] = field(default_factory=set)
-    messages_added: int = 0
-    redactions: int = 0
-
-    def add(self, result: WriteResult) -> None:
-        """Count one transaction's result."""
-        self.new_session_ids |= result.new_sessions
-        self.updated_session_ids |= result.updated_sessions
-        self.messages_added += result.messages_added
-        self.redactions += result.redactions
 
 
 @dataclass(slots=True)
@@ -149,62 +133,6 @@ def attribute(conn: Connection, ctx: Context, result: WriteResult, now: datetime
     changed = match_executions(conn, result.new_sessions | linked, match_window(ctx), now)
     # Skill weights follow the members' new session axes.
     after_attribution(conn, ctx, changed, touched)
-
-
-Known = dict[tuple[str, str], tuple[int, int, int, int, str]]
-"""Files read before, by (harness, path key): (id, size, mtime, inode, tail state)."""
-
-
-def known_files(ctx: Context, harnesses: list[str]) -> Known:
-    """(id, size, mtime, inode, tail state) of every file read before, by harness and
-    path key (:mod:`~viva_store.importing.paths`): all a skip decision needs.
-
-    One scan of the table, filtered here: looking the chosen harnesses up in the
-    ``(harness, path_key)`` index would fetch every row by its id, which costs
-    several times the scan on the re-import of an unchanged history.
-    """
-    rows = ctx.store.read(lambda c: c.exec_driver_sql(_KNOWN).fetchall())
-    chosen = set(harnesses)
-    return {
-        (h, key): (i, size, mtime, ino, tail)
-        for h, key, i, size, mtime, ino, tail in rows
-        if h in chosen
-    }
-
-
-# Plain SQL on both engines (no parameters, no types to process): this query is
-# most of what a re-import of an unchanged history asks of the store.
-_KNOWN = f"SELECT harness, path_key, id, size, mtime_ns, inode, tail_state FROM {SOURCE_FILE.name}"
-
-
-def file_state(ctx: Context, file_id: int) -> FileState:
-    """Everything remembered about a file that changed (offset, digest, reader state)."""
-    row = ctx.store.read(
-        lambda c: c.execute(select(SOURCE_FILE).where(SOURCE_FILE.c.id == file_id)).one()
-    )
-    return FileState.from_row(row)
-
-
-def record_run(
-    ctx: Context, run_id: str, data: dict[str, Any], harnesses: list[str], started: datetime
-) -> None:
-    """Every run is recorded: when, what, counts, problems (the first 1,000, redacted:
-    a path or a quoted line can hold a secret)."""
-    data = dict(data)
-    problems = redact_obj(data.pop("problems")[:1000])[0]
-    ctx.store.write(
-        lambda c: c.execute(
-            insert(IMPORT_RUN).values(
-                id=run_id,
-                started_at=started,
-                finished_at=ctx.store.now(),
-                harnesses=harnesses,
-                counts=data,
-                problems=problems,
-                ruleset=RULESET_VERSION,
-            )
-        )
-    )
 
 
 def quarantine_row(

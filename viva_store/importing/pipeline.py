@@ -3,10 +3,10 @@
 :func:`run_import` is a generator of progress events (the CLI draws a Rich
 bar from them, the TUI a ``ProgressBar``); its return value is the run's
 :class:`ImportSummary`. The data flows one way: the sources that changed
-(:mod:`~viva_store.importing.sources`) are read (:mod:`~viva_store.importing.read`,
-in worker processes when it pays, :mod:`~viva_store.importing.pool`), what a
-read yields goes into the pending batch, and the :class:`~viva_store.importing.batch.Writer`
-stores each batch in one transaction.
+(:mod:`~viva_store.importing.sources`) are read and stored
+(:mod:`~viva_store.importing.changed`); an unchanged one costs its ``stat`` and its
+row of the one query of the known files. Every run ends by attributing what a killed
+run left unattributed and by recording itself.
 
 Every complete line ends up stored (as messages, usage or metadata) or
 quarantined with its redacted bytes and reason; blank lines are counted and
@@ -20,29 +20,27 @@ from __future__ import annotations
 import logging
 import secrets
 from collections.abc import Generator
+from datetime import datetime
+from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import func, insert, select
 
 from viva_store.access import require_owner
-from viva_store.db.schema import SESSION
-from viva_store.importing.batch import Pending, Writer, record_run
+from viva_store.db.schema import IMPORT_RUN, SESSION
 from viva_store.importing.harness import registry
 from viva_store.importing.harness.model import Problem
-from viva_store.importing.harness.reader import LINE_KINDS
 from viva_store.importing.paths import PathKeys, path_keys
-from viva_store.importing.pool import POOL_FILE_BYTES, POOL_MIN_BYTES, default_workers, read_in_pool
-from viva_store.importing.prepare import Batch
-from viva_store.importing.read import Reading, read_lines, read_whole
-from viva_store.importing.sources import Job, find_sources, plan
+from viva_store.importing.sources import find_sources, plan
 from viva_store.importing.summary import (
     FileImported,
     FilesUnchanged,
     ImportEvent,
     ImportStarted,
     ImportSummary,
+    Tally,
 )
 from viva_store.logs.service import get_logger
-from viva_store.redact import redact_path
+from viva_store.redact import RULESET_VERSION, redact_obj, redact_path
 from viva_store.store import Context
 from viva_store.triage.launched import finish_launched
 
@@ -52,7 +50,6 @@ __all__ = [
     "ImportEvent",
     "ImportStarted",
     "ImportSummary",
-    "default_workers",
     "run_import",
 ]
 
@@ -63,12 +60,13 @@ def run_import(
     overrides: dict[str, str] | None = None,
     *,
     workers: int | None = None,
-    pool_min_bytes: int = POOL_MIN_BYTES,
+    pool_min_bytes: int | None = None,
 ) -> Generator[ImportEvent, None, ImportSummary]:
     """Recover every session the chosen harnesses left on disk (owner only).
 
-    ``workers`` (default: :func:`default_workers`) read small files in parallel
-    when the changed files add up to ``pool_min_bytes``; 1 reads everything here.
+    ``workers`` (default: :func:`~viva_store.importing.pool.default_workers`) read
+    small files in parallel when the changed files add up to ``pool_min_bytes``
+    (default :data:`~viva_store.importing.pool.POOL_MIN_BYTES`); 1 reads everything here.
     """
     require_owner(ctx.actor, "import sessions")
     chosen = [registry.check(h) for h in harnesses] if harnesses else registry.names()
@@ -81,42 +79,16 @@ def run_import(
     yield ImportStarted(found.sources, found.bytes)
     keys = ctx.store.read(path_keys)
     todo = plan(ctx, chosen, found, keys)
-    for job in todo.jobs:  # a resumed read may not see the cwd its folder is named after
-        if job.known is not None:
-            keys.folders.learn_stored(str(job.source.path), job.known.path)
     summary.files_scanned, summary.files_unchanged = len(found.files), todo.unchanged
     if todo.unchanged:
         yield FilesUnchanged(todo.unchanged, todo.unchanged_bytes)
-    writer = Writer(ctx, summary.run_id, keys)
-    jobs = todo.jobs
-    small = [j for j in jobs if j.source.kind in LINE_KINDS and j.st.st_size <= POOL_FILE_BYTES]
-    count = workers if workers is not None else default_workers()
-    if count > 1 and sum(j.st.st_size for j in small) >= pool_min_bytes:
-        for job, prepared in read_in_pool(small, count, writer.now):
-            if isinstance(prepared, Problem):
-                summary.problems.append(prepared)
-            else:
-                writer.begin(job.source.harness)
-                writer.pending.absorb(prepared.pending)
-                summary.count(prepared.counts)
-                if writer.full:
-                    writer.flush()
-            yield _imported(job, writer)
-        pooled = {id(j) for j in small}
-        jobs = [j for j in jobs if id(j) not in pooled]
-    for job in jobs:
-        try:
-            if job.source.kind in LINE_KINDS:
-                _read_here(writer, summary, job)
-            else:
-                _read_whole(ctx, writer, summary, job)
-        except OSError as exc:
-            reason = f"cannot read: {exc.strerror or exc}"
-            summary.problems.append(Problem(str(job.source.path), None, reason))
-        yield _imported(job, writer)
-    writer.flush()
+    written = Tally()
+    if todo.jobs:  # only a changed file needs the readers and the writers
+        from viva_store.importing.changed import read_changed
+
+        written = yield from read_changed(ctx, summary, todo.jobs, keys, workers, pool_min_bytes)
     finish_launched(ctx)  # what a killed run of an older Viva left unattributed
-    summary.stored(writer.written)
+    summary.stored(written)
     total = ctx.store.read(
         lambda c: c.execute(
             select(func.count()).select_from(SESSION).where(SESSION.c.harness.in_(chosen))
@@ -163,40 +135,23 @@ def _shown(problems: list[Problem], keys: PathKeys) -> list[Problem]:
     return out
 
 
-def _imported(job: Job, writer: Writer) -> FileImported:
-    source = job.source
-    return FileImported(
-        source.harness, str(source.path), job.st.st_size, writer.written.messages_added
+def record_run(
+    ctx: Context, run_id: str, data: dict[str, Any], harnesses: list[str], started: datetime
+) -> None:
+    """Every run is recorded: when, what, counts, problems (the first 1,000, redacted:
+    a path or a quoted line can hold a secret)."""
+    data = dict(data)
+    problems = redact_obj(data.pop("problems")[:1000])[0]
+    ctx.store.write(
+        lambda c: c.execute(
+            insert(IMPORT_RUN).values(
+                id=run_id,
+                started_at=started,
+                finished_at=ctx.store.now(),
+                harnesses=harnesses,
+                counts=data,
+                problems=problems,
+                ruleset=RULESET_VERSION,
+            )
+        )
     )
-
-
-def _read_here(writer: Writer, summary: ImportSummary, job: Job) -> None:
-    """Stream one JSON-lines file into the pending batch, storing it whenever it fills."""
-    writer.begin(job.source.harness)
-    path = str(job.source.path)
-    reading = Reading(read_lines(job.source, job.st, job.resume(), writer.now, job.settled))
-    for item in reading:
-        writer.pending.add(item, path)
-        if writer.full:
-            writer.flush()
-    done = reading.result()
-    summary.count(done.counts)
-    writer.pending.files.append(done.state)
-    if writer.full:
-        writer.flush()
-
-
-def _read_whole(ctx: Context, writer: Writer, summary: ImportSummary, job: Job) -> None:
-    """Read a source that is not JSON lines and store it in a transaction of its own:
-    such sources report running totals, so there the latest usage figure wins."""
-    writer.flush()
-    source = job.source
-    whole = Pending(writer.now, Batch(source.harness), replace_usage=True)
-    reading = Reading(read_whole(source, job.st, ctx.store.now()))
-    path = str(source.path)
-    for chunk in reading:
-        whole.add(chunk, path)
-    done = reading.result()
-    summary.count(done.counts)
-    whole.files.append(done.state)
-    writer.store(whole)

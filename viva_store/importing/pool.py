@@ -20,8 +20,9 @@ from multiprocessing import get_context
 from viva_store.importing.batch import Pending
 from viva_store.importing.harness.model import Problem, SourceFile
 from viva_store.importing.prepare import Batch
-from viva_store.importing.read import Fingerprint, LineCounts, Reading, Resume, read_lines
+from viva_store.importing.read import Reading, read_lines
 from viva_store.importing.sources import Job
+from viva_store.importing.state import Fingerprint, LineCounts, Resume
 
 POOL_FILE_BYTES = 8 << 20
 """Files up to this size may be read in a worker; larger ones stream in the run itself."""

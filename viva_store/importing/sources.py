@@ -24,13 +24,14 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
 
-from viva_store.importing.batch import file_state, known_files
+from sqlalchemy import select
+
+from viva_store.db.schema import SOURCE_FILE
 from viva_store.importing.harness import registry
-from viva_store.importing.harness.lines import range_sha256
 from viva_store.importing.harness.model import Problem, SourceFile
 from viva_store.importing.harness.reader import LINE_KINDS
 from viva_store.importing.paths import PathKeys
-from viva_store.importing.read import FileState, Fingerprint, Resume
+from viva_store.importing.state import FileState, Fingerprint, Resume
 from viva_store.store import Context
 
 SETTLE_MINUTES = 10.0
@@ -70,6 +71,8 @@ class Job:
         ):
             return Resume()
         if known.byte_offset and known.last_line_length:
+            from viva_store.importing.harness.lines import range_sha256  # a changed file only
+
             with open(source.path, "rb") as fh:
                 start = known.byte_offset - known.last_line_length
                 if range_sha256(fh, start, known.last_line_length) != known.last_line_digest:
@@ -146,6 +149,40 @@ def plan(ctx: Context, chosen: list[str], found: Found, keys: PathKeys) -> Plan:
         known_state = file_state(ctx, seen[0]) if seen is not None else None
         out.jobs.append(Job(source, st, known_state, settled))
     return out
+
+
+Known = dict[tuple[str, str], tuple[int, int, int, int, str]]
+"""Files read before, by (harness, path key): (id, size, mtime, inode, tail state)."""
+
+
+def known_files(ctx: Context, harnesses: list[str]) -> Known:
+    """(id, size, mtime, inode, tail state) of every file read before, by harness and
+    path key (:mod:`~viva_store.importing.paths`): all a skip decision needs.
+
+    One scan of the table, filtered here: looking the chosen harnesses up in the
+    ``(harness, path_key)`` index would fetch every row by its id, which costs
+    several times the scan on the re-import of an unchanged history.
+    """
+    rows = ctx.store.read(lambda c: c.exec_driver_sql(_KNOWN).fetchall())
+    chosen = set(harnesses)
+    return {
+        (h, key): (i, size, mtime, ino, tail)
+        for h, key, i, size, mtime, ino, tail in rows
+        if h in chosen
+    }
+
+
+# Plain SQL on both engines (no parameters, no types to process): this query is
+# most of what a re-import of an unchanged history asks of the store.
+_KNOWN = f"SELECT harness, path_key, id, size, mtime_ns, inode, tail_state FROM {SOURCE_FILE.name}"
+
+
+def file_state(ctx: Context, file_id: int) -> FileState:
+    """Everything remembered about a file that changed (offset, digest, reader state)."""
+    row = ctx.store.read(
+        lambda c: c.execute(select(SOURCE_FILE).where(SOURCE_FILE.c.id == file_id)).one()
+    )
+    return FileState.from_row(row)
 
 
 def _stat(source: SourceFile) -> Fingerprint | Problem:

@@ -7,11 +7,13 @@ The events are what the CLI draws a Rich bar from and the TUI a
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from viva_store.importing.batch import Tally
 from viva_store.importing.harness.model import Problem
-from viva_store.importing.read import LineCounts
+from viva_store.importing.state import LineCounts
+
+if TYPE_CHECKING:
+    from viva_store.importing.write import WriteResult
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +49,23 @@ class FilesUnchanged:
 
 
 ImportEvent = ImportStarted | FilesUnchanged | FileImported
+
+
+@dataclass(slots=True)
+class Tally:
+    """What the writes of a run stored, added up."""
+
+    new_session_ids: set[str] = field(default_factory=set)
+    updated_session_ids: set[str] = field(default_factory=set)
+    messages_added: int = 0
+    redactions: int = 0
+
+    def add(self, result: WriteResult) -> None:
+        """Count one transaction's result."""
+        self.new_session_ids |= result.new_sessions
+        self.updated_session_ids |= result.updated_sessions
+        self.messages_added += result.messages_added
+        self.redactions += result.redactions
 
 
 @dataclass(slots=True)

@@ -24,7 +24,7 @@ from viva_store.importing.prepare import Batch, PreparedSession
 
 if TYPE_CHECKING:
     from viva_store.importing.batch import Pending
-    from viva_store.importing.read import FileState
+    from viva_store.importing.state import FileState
 
 QuarantineRow = tuple[dict[str, Any], list[dict[str, Any]]]
 """A quarantined line's row (redacted) and its redaction ledger."""

@@ -21,7 +21,6 @@ from sqlalchemy import Connection, insert, select, update
 
 from viva_store.access import require_owner
 from viva_store.db.schema import STORE_META
-from viva_store.skills.uses import after_attribution
 from viva_store.store import Context
 from viva_store.triage.attribution import awaiting_launch, match_executions, unclaimed_executions
 
@@ -41,6 +40,8 @@ def finish_launched(ctx: Context) -> int:
     require_owner(ctx.actor, "attribute launched sessions")
     if not ctx.store.read(_unchecked):
         return 0
+    from viva_store.skills.uses import after_attribution  # only when there is one to match
+
     window = match_window(ctx)
 
     def work(conn: Connection) -> int:

@@ -2,7 +2,7 @@
 
 Adding a harness means adding its sub-package (a ``reader.py`` whose ``READER``
 satisfies :class:`~viva_store.importing.harness.reader.HarnessReader`) and its
-reader to :data:`READERS`. A root is resolved, first match wins, from: an
+reader module to :data:`READER_MODULES`. A root is resolved, first match wins, from: an
 explicit override (``viva import --root H=PATH``), ``VIVA_<HARNESS>_ROOT``, the
 ``[roots]`` table of ``config.toml``, then the harness's own defaults (which
 honour its own variables such as ``CLAUDE_CONFIG_DIR``).
@@ -10,6 +10,7 @@ honour its own variables such as ``CLAUDE_CONFIG_DIR``).
 
 from __future__ import annotations
 
+import importlib
 import os
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -17,27 +18,21 @@ from pathlib import Path
 from typing import Any
 
 from viva_store.errors import InvalidInput
-from viva_store.importing.harness.claude_code import reader as claude_code
-from viva_store.importing.harness.codex import reader as codex
-from viva_store.importing.harness.gemini import reader as gemini
-from viva_store.importing.harness.hermes import reader as hermes
 from viva_store.importing.harness.model import Problem, SourceFile
-from viva_store.importing.harness.opencode import reader as opencode
-from viva_store.importing.harness.pi import reader as pi
 from viva_store.importing.harness.reader import HarnessReader
 
-READERS: dict[str, HarnessReader] = {
-    r.name: r
-    for r in (
-        claude_code.READER,
-        codex.READER,
-        pi.READER,
-        gemini.READER,
-        opencode.READER,
-        hermes.READER,
-    )
+_HARNESS = "viva_store.importing.harness"
+READER_MODULES: dict[str, str] = {
+    "claude-code": f"{_HARNESS}.claude_code.reader",
+    "codex": f"{_HARNESS}.codex.reader",
+    "pi": f"{_HARNESS}.pi.reader",
+    "gemini": f"{_HARNESS}.gemini.reader",
+    "opencode": f"{_HARNESS}.opencode.reader",
+    "hermes": f"{_HARNESS}.hermes.reader",
 }
-"""Every harness Viva reads, by name, in the order they are imported and listed."""
+"""Every harness Viva reads, by name, in the order they are imported and listed, with
+the module whose ``READER`` reads it (imported when first needed: a run loads the
+readers of the harnesses it walks, not all of them)."""
 
 # Days after which a harness deletes its own transcripts by default (HARNESSES.md).
 RETENTION_DAYS: dict[str, int] = {"claude-code": 30, "gemini": 30}
@@ -45,7 +40,7 @@ RETENTION_DAYS: dict[str, int] = {"claude-code": 30, "gemini": 30}
 
 def names() -> list[str]:
     """Every harness Viva knows."""
-    return list(READERS)
+    return list(READER_MODULES)
 
 
 def env_var(harness: str) -> str:
@@ -55,14 +50,16 @@ def env_var(harness: str) -> str:
 
 def check(harness: str) -> str:
     """``harness`` if Viva knows it, else a clear error."""
-    if harness not in READERS:
-        raise InvalidInput(f"unknown harness {harness!r} (known: {', '.join(READERS)})")
+    if harness not in READER_MODULES:
+        known = ", ".join(READER_MODULES)
+        raise InvalidInput(f"unknown harness {harness!r} (known: {known})")
     return harness
 
 
 def reader(harness: str) -> HarnessReader:
     """The reader of ``harness``."""
-    return READERS[check(harness)]
+    found: HarnessReader = importlib.import_module(READER_MODULES[check(harness)]).READER
+    return found
 
 
 @dataclass(frozen=True, slots=True)

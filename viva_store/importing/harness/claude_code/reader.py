@@ -38,7 +38,6 @@ from collections.abc import Iterable, Iterator, Mapping
 from operator import attrgetter
 from pathlib import Path
 
-from viva_store.importing.harness.claude_code.parse import ClaudeParser
 from viva_store.importing.harness.claude_code.state import ClaudeState
 from viva_store.importing.harness.common import note_unlistable
 from viva_store.importing.harness.model import JsonObj, Problem, Record, SourceFile
@@ -110,6 +109,9 @@ class ClaudeCodeReader(LinesOnly):
         Yields full chunks (:func:`~viva_store.importing.harness.reader.full_chunks`) and a
         last one for the rest (one chunk at least whenever a record was read).
         """
+        # Here, not at the top: discovering files must not load the parser.
+        from viva_store.importing.harness.claude_code.parse import ClaudeParser
+
         state = ClaudeState.from_json(saved)
         parser = ClaudeParser(source, state)
         if (yield from full_chunks(parser, records)):
