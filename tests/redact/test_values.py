@@ -11,12 +11,16 @@ import base64
 import hashlib
 import hmac
 import json
+import random
+import string
 
 import pytest
 
 from viva_store.redact import RULES_BY_ID, redact_obj, redact_text
 from viva_store.redact.jwt import is_public_jwt
 from viva_store.redact.rule import B64URL, fill
+
+ALNUM = string.ascii_letters + string.digits
 
 
 def _b64(data: bytes) -> str:
@@ -117,3 +121,25 @@ def test_a_jwt_io_token_with_other_claims_is_a_secret() -> None:
     token = _jwt({"alg": "HS256"}, {"sub": "1234567890", "name": "Jane"}, b"your-256-bit-secret")
     assert not is_public_jwt(token)
     assert redact_text(token)[1]
+
+
+@pytest.mark.parametrize("word", ["Bad", "Foo", "Key", "Test", "Pass", "Mock", "Api", "Not"])
+def test_a_random_password_that_spells_a_telling_word_is_still_redacted(word: str) -> None:
+    """A random value split at its humps gives letter pairs (`…WbZ8zBAdMZ`: `wb`, `bad`,
+    `mz`); one that spells a telling word made the value read as a name, and it leaked."""
+
+    rng = random.Random(word)  # random values, the same ones each run
+
+    def pick(letters: str, k: int = 1) -> str:
+        return "".join(rng.choices(letters, k=k))
+
+    low, up = string.ascii_lowercase, string.ascii_uppercase
+    for _ in range(200):
+        # Humps around the word and letter pairs beside it, as in the one that leaked.
+        password = (
+            pick(ALNUM, rng.randint(8, 14))
+            + pick(low) + pick(up) + pick(low) + pick(up) + pick(string.digits) + pick(low)
+            + word[0] + word[1:].upper()[:1] + word[2:] + pick(up, 2)
+        )  # fmt: skip
+        cwd = f"/srv/postgres://app:{password}@db-internal:5432/app"
+        assert password not in redact_text(cwd)[0]

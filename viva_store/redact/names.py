@@ -45,12 +45,13 @@ _SLASHED = re.compile(r"[A-Za-z][A-Za-z_]*(?:/[A-Za-z][A-Za-z_]*)+")  # Europe/D
 _OPTIONS = re.compile(r"[a-z][a-z0-9-]*=[^,=\s]*(?:,[a-z][a-z0-9-]*=[^,=\s]*)*")
 _OPTION_VALUE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[./~$][^,=\s]*|")
 _WORD = re.compile(r"[A-Za-z]{1,12}|[A-Za-z]{3,9}[0-9]{1,3}")
+_SEPARATED = re.compile(r"[^A-Za-z0-9]+")
 
 
 def _words(value: str) -> list[str]:
     """The lower-case words of a name: ``runtime-operator-token``, ``testKey``, ``TEST_KEY``."""
     spaced = re.sub(r"(?<=[a-z])(?=[A-Z])", "-", value)
-    return [w.lower() for w in re.split(r"[^A-Za-z0-9]+", spaced) if w]
+    return [w.lower() for w in _SEPARATED.split(spaced) if w]
 
 
 def is_word(value: str) -> bool:
@@ -74,8 +75,12 @@ def is_name(value: str, *, literal: bool) -> bool:
     if value.lower() in _STATUS_WORDS:
         return True
     words = _words(value)
+    # Or three words between separators: split at its humps a random value gives letter
+    # runs too (`…WbZ8zBAdMZ`: `wb`, `bad`, `mz`), and one of them may spell a telling word.
     if _TELLING_WORDS.intersection(words) and (
-        _WORDS.fullmatch(value) or _HUMPS.fullmatch(value) or sum(w.isalpha() for w in words) >= 3
+        _WORDS.fullmatch(value)
+        or _HUMPS.fullmatch(value)
+        or sum(w.isalpha() for w in _SEPARATED.split(value) if w) >= 3
     ):
         return True
     # `NEXT_NAME=` (an empty assignment on the next line), `Europe/Dublin`.

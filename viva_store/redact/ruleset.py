@@ -22,7 +22,7 @@ from viva_store.redact.rule import Rule
 from viva_store.redact.rules import RULES
 from viva_store.redact.settings import RedactSettings, parse_settings
 
-RULESET_VERSION = "3"
+RULESET_VERSION = "4"
 """Version of the built-in rule table; bump it whenever a rule is added, removed or changed."""
 
 
