@@ -25,6 +25,7 @@ import pytest
 from hypothesis import HealthCheck, settings
 from sqlalchemy import text
 
+import viva_tui  # noqa: F401  (see the collector below)
 from tests.store.recall_fixtures import NOW as HISTORY_NOW
 from tests.store.recall_fixtures import RECALL_HISTORY, build_history
 from tests.store_templates import (
@@ -46,9 +47,11 @@ FIXTURES = REPO / "tests" / "fixtures"
 """The project's own harness fixtures, shaped as each harness writes its files."""
 PG_URL = os.environ.get("VIVA_TEST_DB_URL")
 
-# The suite allocates far more than any `viva` process: at Python's default threshold
+# Importing viva_tui turns the collector off until a `viva` start-up ends; the suite runs
+# with it on. It allocates far more than any `viva` process: at Python's default threshold
 # (700) the cyclic collector, forever rescanning half a million live objects, took a
 # fifth of the suite's CPU.
+gc.enable()
 gc.set_threshold(20_000)
 
 # Property tests without settings of their own: 300 examples, no deadline (a loaded

@@ -25,7 +25,7 @@ from textual.worker import Worker, WorkerState
 
 from viva_store.config import Config
 from viva_store.errors import VivaError
-from viva_tui import keys, themes
+from viva_tui import keys, started, themes
 from viva_tui.screens.main import MainScreen
 
 if TYPE_CHECKING:
@@ -241,6 +241,7 @@ def run_app(config: Config, connect: Callable[[], Context]) -> None:
 
     keep_off_screen()  # the app owns the terminal: --verbose prints nothing onto it
     app = VivaApp(connect, config=config)
+    started()
     app.run()
     sys.stdout.flush()
     sys.stderr.flush()

@@ -200,3 +200,41 @@ def test_the_tables_of_commands_name_every_command_of_the_whole_app() -> None:
     for word in [*cli.TOP_COMMANDS, *cli.GROUPS]:
         one = cli.app_for([word])
         assert len(one.registered_commands) + len(one.registered_groups) == 1, word
+
+
+COLLECTOR = """
+import gc, os, sys
+from viva_tui import cli
+assert not gc.isenabled()  # importing viva_tui turned it off
+{open}
+assert gc.isenabled(), "the work runs without the collector"
+assert gc.get_freeze_count() > 10_000, gc.get_freeze_count()  # start-up's objects
+"""
+OPENERS = {
+    "a command": 'sys.argv = ["viva", "state", "get", "deven", "--json"]\ncli.main()',
+    "the MCP server": "from viva_tui.mcp.gate import open_gate\nopen_gate(os.environ)",
+    "the app": (
+        "from viva_store.config import load_config\n"
+        "from viva_tui import app\n"
+        "app.VivaApp.run = lambda self, **kw: None\n"
+        "os._exit = lambda code: None\n"
+        "app.run_app(load_config(), lambda: None)"
+    ),
+}
+
+
+@pytest.mark.parametrize("opener", OPENERS)
+def test_the_collector_is_off_during_start_up_and_on_for_the_work(
+    opener: str, tmp_path: Path
+) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("VIVA_")}
+    env["VIVA_HOME"] = str(tmp_path)
+    token = subprocess.run(
+        [sys.executable, "-m", "viva_tui.cli", "grant", "deven"], env=env, capture_output=True
+    )
+    assert token.returncode == 0, token.stderr
+    env["VIVA_GRANT"] = token.stdout.decode().strip()
+    probe = subprocess.run(
+        [sys.executable, "-c", COLLECTOR.format(open=OPENERS[opener])], env=env, capture_output=True
+    )
+    assert probe.returncode == 0, probe.stderr.decode()[-1500:]

@@ -18,6 +18,7 @@ import typer
 
 from viva_store.errors import VivaError
 from viva_store.records import JsonRecord
+from viva_tui import started
 from viva_tui.commands.output import table
 
 __all__ = [
@@ -70,6 +71,7 @@ def context() -> Context:
         loaded = load_team(ctx)
         for error in loaded.errors:
             warn(error)
+    started()
     return ctx
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from viva_store.errors import GrantRefused
 from viva_store.members.service import resolve_actor
 from viva_store.store import Context, Store
+from viva_tui import started
 
 NO_GRANT = (
     "viva mcp acts only as a member and VIVA_GRANT is not set "
@@ -61,4 +62,5 @@ def open_gate(env: Mapping[str, str]) -> MemberGate:
     except BaseException:
         gate.close()
         raise
+    started()
     return gate
