@@ -4,7 +4,9 @@ Every ``viva`` process starts by importing this package, and a call then imports
 hundred thousand objects that live until it exits. Walking over them is all the cyclic
 collector would do during start-up (a fifth of a member's call), so it is off until
 :func:`started` says the work begins; then it runs less often than Python's default, for
-the same reason.
+the same reason. (The reader processes of ``viva import`` import this package too, as
+their parent's main module, and read with it off: reading leaves almost nothing in
+cycles, some 700 objects for a 20 MB history, and was no slower or faster for it.)
 """
 
 import gc
