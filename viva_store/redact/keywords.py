@@ -7,7 +7,7 @@ a JSON escape or a terminal colour code), because the rules it gates match
 only there; the boundary is checked where such a keyword is found.
 
 With Hyperscan (Linux x86-64 wheels) one pass of a multi-literal automaton over
-the UTF-8 text reports every occurrence of every keyword; without it the regex
+the text (a byte a character) reports every occurrence of every keyword; without it the regex
 prefilter (:mod:`viva_store.redact.prefilter`) answers the same question. Both
 give the same answer exactly (a property test holds them to it); Hyperscan is an
 order of magnitude faster. Each automaton is built when first searched with, and
@@ -35,8 +35,8 @@ _ESCAPE_BEFORE = re.compile(rb"(?:\\[nrtbf]|\\u[0-9a-fA-F]{4}|[\[;][0-9]{1,2}m)\
 
 
 def _at_boundary(data: bytes, start: int) -> bool:
-    """:func:`~viva_store.redact.rule.at_boundary` over UTF-8 bytes (a non-ASCII character
-    before ``start`` ends in a byte that is no ASCII word character, as it should)."""
+    """:func:`~viva_store.redact.rule.at_boundary` over the bytes Hyperscan searched (a
+    non-ASCII character is ``?`` there: no word character, as it should be)."""
     if start == 0 or data[start - 1] not in _WORD_BYTES:
         return True
     return _ESCAPE_BEFORE.search(data, max(0, start - 6), start) is not None
@@ -72,8 +72,8 @@ class KeywordIndex:
     ) -> None:
         """``partial``: the rules that need more than a keyword (the caller checks the rest);
         a keyword only they have does not alone flag a text."""
-        if any("\n" in kw or not kw.isascii() or len(kw) < 2 for kw, _, _ in entries):
-            raise ValueError("keywords are ASCII, two characters or more, and hold no newline")
+        if any("\n" in kw or "?" in kw or not kw.isascii() or len(kw) < 2 for kw, _, _ in entries):
+            raise ValueError("keywords are ASCII, two characters or more, without a newline or ?")
         self._entries = sorted(entries)
         self._rules = [tuple(sorted(entries[e])) for e in self._entries]
         self._partial = [set(rules) <= partial for rules in self._rules]
@@ -155,7 +155,7 @@ class KeywordIndex:
         return self._scanner() is not None
 
     def _find_fast(self, text: str, scanner: tuple[Any, Any]) -> dict[int, list[int]]:
-        data = text.encode("utf-8", "surrogatepass")
+        data = _one_byte_each(text)
         hits: list[tuple[int, int]] = []  # (end, entry), in order of end: Hyperscan's order
         sizes, bounded = self._sizes, self._bounded
 
@@ -167,8 +167,6 @@ class KeywordIndex:
         database.scan(data, match_event_handler=on_match, scratch=scratch)
         if not hits:
             return {}
-        if len(data) != len(text):
-            hits = _to_chars(data, hits)
         found: dict[int, list[int]] = {}
         entries, rules = self._entries, self._rules
         for to, entry in hits:
@@ -255,7 +253,7 @@ class KeywordIndex:
         database, scratch = scanner
         terminated = _hyperscan().ScanTerminated
         for n, text in enumerate(texts):
-            data = text.encode("utf-8", "surrogatepass")
+            data = _one_byte_each(text)
             seen: set[int] = set()
 
             def on_match(entry: int, _from: int, end: int, _flags: int, _ctx: Any) -> bool:
@@ -284,17 +282,8 @@ def _union(entries: dict[Entry, frozenset[int]], *, caseless: bool) -> dict[str,
     return {kw: frozenset(rules) for kw, rules in out.items()}
 
 
-# A UTF-8 continuation byte (10xxxxxx) adds no character.
-_CONTINUATION = bytes(1 if 0x80 <= b < 0xC0 else 0 for b in range(256))
-
-
-def _to_chars(data: bytes, hits: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """Byte offsets (in order, each the end of an ASCII keyword) as character offsets."""
-    marks = data.translate(_CONTINUATION)
-    out: list[tuple[int, int]] = []
-    skipped = pos = 0
-    for to, entry in hits:
-        skipped += marks.count(1, pos, to)
-        pos = to
-        out.append((to - skipped, entry))
-    return out
+def _one_byte_each(text: str) -> bytes:
+    """``text`` for Hyperscan, one byte a character, so that a match's byte offsets are
+    character offsets: every non-ASCII character becomes ``?``, which no keyword holds and
+    which is no word character, as the character it stands for is none."""
+    return text.encode("ascii", "replace")

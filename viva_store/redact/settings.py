@@ -85,8 +85,13 @@ def _rule(n: int, raw: Any, taken: set[str], problems: list[str]) -> UserRule | 
             if compiled.fullmatch(""):
                 problems.append(f"{where}: regex matches the empty string")
     keywords = _strings(raw.get("keywords"))
-    if not keywords or any(len(k) < 2 or "\n" in k for k in keywords):
-        problems.append(f"{where}: keywords must be a list of strings of 2 or more characters")
+    if not keywords or any(
+        len(k) < 2 or "\n" in k or "?" in k or not k.isascii() for k in keywords
+    ):
+        problems.append(
+            f"{where}: keywords must be a list of ASCII strings of 2 or more characters, "
+            "without a newline or ?"
+        )
     description = raw.get("description", "")
     if not isinstance(description, str):
         problems.append(f"{where}: description must be a string")
