@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import Any
 
 from textual.pilot import Pilot
 
@@ -12,6 +13,7 @@ from viva_store.sessions.service import get_session
 from viva_store.store import Context
 from viva_store.triage.classify import classify
 from viva_tui.app import VivaApp
+from viva_tui.messages import StoreStamped
 from viva_tui.screens.main import MainScreen
 from viva_tui.widgets.sidebar import Sidebar
 
@@ -125,3 +127,37 @@ def test_the_cursor_stays_on_its_session_after_a_bulk_action(
     assert now == after  # its session was filed: the next unfiled one
     assert get_session(demo_ctx, resting).member == "victor"  # what the keys said, no other
     assert get_session(demo_ctx, after).status == "unattributed"
+
+
+def test_a_poll_between_the_apps_own_filing_and_its_result_recounts_no_one_else(
+    app: VivaApp,
+) -> None:
+    """The poll may read the store after the app's own write and before that write's
+    result is handled; it must not take the write for someone else's and re-read all."""
+
+    async def script(pilot: Pilot[None]) -> list[str]:
+        pane = await open_triage(pilot)
+        screen = pilot.app.screen
+        assert isinstance(screen, MainScreen)
+        backend = screen.backend
+        assign, member_rows = backend.assign, backend.member_rows
+        recounted: list[str] = []
+
+        def assign_then_poll(ids: Any, member: str | None) -> Any:
+            done = assign(ids, member)
+            screen.post_message(StoreStamped(backend.change_stamp(), False))  # a poll lands
+            time.sleep(0.3)  # and is handled before this filing's result
+            return done
+
+        def counted(chosen: Any) -> Any:
+            recounted.extend(m.name for m in chosen)
+            return member_rows(chosen)
+
+        backend.assign, backend.member_rows = assign_then_poll, counted  # type: ignore[method-assign]
+        sid = pane.current()
+        await pilot.press(pane.keys["deven"])
+        await until(pilot, lambda: sid not in pane.sessions, 5.0)
+        await settle(pilot)
+        return recounted
+
+    assert drive(app, script) == ["deven"]

@@ -3,14 +3,17 @@
 A timer polls the store's change stamp (one cheap query) in a thread worker; the areas
 whose marks grew since the last stamp are handed to :meth:`LiveFlow.store_changed`,
 which the main screen answers by re-reading only what shows them. The app's own writes
-fold the stamp read right after them into the baseline, so they are not read twice.
+fold the stamp read right after them into the baseline, so they are not read twice; a
+poll that lands while one is under way is left out, or it would take the app's own write
+for someone else's.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from textual import work
+from textual import on, work
+from textual.worker import Worker, WorkerState
 
 from viva_tui.messages import StoreStamped
 from viva_tui.screens.base import ServiceScreen
@@ -24,6 +27,9 @@ if TYPE_CHECKING:
 POLL_SECONDS = 0.8
 """How often the store is asked what changed (an outside write shows within 2 s)."""
 EVERY_AREA = frozenset(("sessions", "triage", "skills", "principles", "engagement", "members"))
+OWN_WRITE = "write:"
+"""The group prefix of a worker that writes and hands the stamp read after it to
+:meth:`LiveFlow.wrote`."""
 
 
 class LiveFlow(ServiceScreen):
@@ -32,6 +38,9 @@ class LiveFlow(ServiceScreen):
     stamp: ChangeStamp | None = None
     watch_timer: Timer | None = None
     """The poll's timer (running once the store is open)."""
+    writing: frozenset[Worker[Any]] = frozenset()
+    """The app's own writes under way (their workers' state changes, in order with their
+    results)."""
 
     def store_opened(self, backend: Backend) -> None:
         super().store_opened(backend)
@@ -42,9 +51,20 @@ class LiveFlow(ServiceScreen):
     def read_stamp(self, baseline: bool = False) -> None:
         self.answer(StoreStamped(self.backend.change_stamp(), baseline))
 
+    @on(Worker.StateChanged)
+    def _track_own_writes(self, event: Worker.StateChanged) -> None:
+        if not event.worker.group.startswith(OWN_WRITE):
+            return
+        if event.state in (WorkerState.PENDING, WorkerState.RUNNING):
+            self.writing |= {event.worker}
+        else:
+            self.writing -= {event.worker}
+
     def on_store_stamped(self, message: StoreStamped) -> None:
         if getattr(self, "importing", False):
             return  # the app's own import: it re-reads what it changed when it ends
+        if self.writing and not message.baseline:
+            return  # the app's own write: its stamp comes with its result
         earlier = self.stamp
         self.stamp = message.stamp if earlier is None else earlier.merged(message.stamp)
         if message.baseline or earlier is None:

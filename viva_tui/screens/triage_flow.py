@@ -18,6 +18,7 @@ from viva_tui.messages import (
     TriageRefused,
 )
 from viva_tui.screens.base import ServiceScreen, once_open
+from viva_tui.screens.live_flow import OWN_WRITE
 from viva_tui.views import TRIAGE_PAGE, Query
 from viva_tui.widgets.format import plural
 from viva_tui.widgets.sidebar import Sidebar
@@ -125,7 +126,7 @@ class TriageFlow(ServiceScreen):
         self.app.push_screen(MemberPicker(title, self.members, self.triage_pane().keys), chosen)
 
     @once_open
-    @work(thread=True, group="triage:assign", exclusive=False, exit_on_error=False)
+    @work(thread=True, group=f"{OWN_WRITE}assign", exclusive=False, exit_on_error=False)
     def assign_sessions(self, ids: Sequence[str], member: str | None) -> None:
         from viva_store.triage.service import SessionChanged  # loaded with the store
 
@@ -141,7 +142,7 @@ class TriageFlow(ServiceScreen):
         self.accept_suggestions(message.pairs)
 
     @once_open
-    @work(thread=True, group="triage:accept", exclusive=False, exit_on_error=False)
+    @work(thread=True, group=f"{OWN_WRITE}accept", exclusive=False, exit_on_error=False)
     def accept_suggestions(self, pairs: Sequence[tuple[str, str]]) -> None:
         from viva_store.triage.service import SessionChanged  # loaded with the store
 
@@ -172,7 +173,7 @@ class TriageFlow(ServiceScreen):
         self.undo_classification(left, what)
 
     @once_open
-    @work(thread=True, group="triage:undo", exclusive=False, exit_on_error=False)
+    @work(thread=True, group=f"{OWN_WRITE}undo", exclusive=False, exit_on_error=False)
     def undo_classification(self, left: dict[str, Expected], what: str) -> None:
         from viva_store.triage.service import SessionChanged  # loaded with the store
 
