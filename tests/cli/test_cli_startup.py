@@ -212,6 +212,16 @@ assert gc.get_freeze_count() > 10_000, gc.get_freeze_count()  # start-up's objec
 """
 OPENERS = {
     "a command": 'sys.argv = ["viva", "state", "get", "deven", "--json"]\ncli.main()',
+    "the demo's build": (
+        "from viva_store.demo import service\n"
+        "service.build_demo = lambda *a, **kw: None\n"
+        "os.environ.pop('VIVA_GRANT')\n"
+        'sys.argv = ["viva", "demo", "--no-tui", "--home", os.environ["VIVA_HOME"] + "/demo"]\n'
+        "try:\n"
+        "    cli.main()\n"
+        "except SystemExit:\n"
+        "    pass"
+    ),
     "the MCP server": "from viva_tui.mcp.gate import open_gate\nopen_gate(os.environ)",
     "the app": (
         "from viva_store.config import load_config\n"

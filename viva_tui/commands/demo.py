@@ -9,6 +9,7 @@ from typing import Annotated
 
 import typer
 
+from viva_tui import started
 from viva_tui.commands.common import context, warn
 
 app = typer.Typer()
@@ -49,6 +50,7 @@ def demo(
                 raise InvalidInput(f"{target} is not empty and is not a demo store; choose --home")
             shutil.rmtree(target)  # a demo is rebuilt from scratch, deterministically
         target.mkdir(parents=True)
+        started()  # a long build: the collector runs from here (see viva_tui.started)
         demo_store.build_demo(target, progress=warn, actor=actor)
         demo_store.mark_built(target, stamp)  # last: an interrupted build is not reused
         warn(f"demo store ready: VIVA_HOME={target} viva ...")
